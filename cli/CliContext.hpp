@@ -1,0 +1,32 @@
+// CliContext: options shared by every subcommand, and the registration hook each subcommand
+// file provides (one file per subcommand: cli/<Name>Command.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "Compiler.hpp"
+
+namespace gemmtune::cli {
+
+struct CliContext {
+  std::filesystem::path templatesDir;  // --templates-dir
+  std::filesystem::path cacheDir = CompileCache::defaultDir();
+  bool noCache = false;
+  int jobs = 0;
+  std::string self;  // argv[0]: the worker process re-executes this binary
+
+  CompilerOptions compilerOptions() const {
+    return {templatesDir, noCache ? std::filesystem::path{} : cacheDir, jobs};
+  }
+};
+
+// A subcommand's body; returns the process exit code.
+using Action = std::function<int()>;
+
+// Each registers its subcommand on `app` and returns the action to run when it is chosen.
+Action addPtxCommand(CLI::App& app, CliContext& ctx);
+
+}  // namespace gemmtune::cli

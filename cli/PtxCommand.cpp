@@ -1,0 +1,138 @@
+// `gemmtune ptx`: show what NVRTC makes of one configuration — PTX, CUBIN, SASS, resources and
+// the instruction mix.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "CliContext.hpp"
+#include "CubinInfo.hpp"
+#include "FamilyRegistry.hpp"
+#include "NvrtcCompiler.hpp"
+#include "PtxStats.hpp"
+#include "SassTool.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct PtxArgs {
+  std::string instance, family, params, arch, outDir;
+  bool guarded = false, stats = false, sass = false, json = false;
+};
+
+void writeFile(const std::filesystem::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out.flush()) throw IoError(fmt::format("cannot write {}", path.string()));
+}
+
+int run(const PtxArgs& a, const CliContext& ctx) {
+  const auto& reg = FamilyRegistry::builtin();
+  Config config;
+  if (!a.instance.empty()) {
+    if (!a.family.empty() || !a.params.empty())
+      throw UsageError("give either an instance name or --family/--params, not both");
+    config = reg.parseName(a.instance);
+  } else {
+    if (a.family.empty()) throw UsageError(fmt::format("give an instance name or --family (choose from: {})", reg.choices()));
+    config = reg.parseParams(reg.get(a.family), a.params, a.guarded);
+  }
+  std::string arch = a.arch.empty() ? "sm_90" : a.arch;
+  NvrtcCompiler::checkArch(arch);
+
+  Compiler compiler(ctx.compilerOptions());
+  CompileResult r = compiler.compile(config, arch);
+  if (!r.ok) {
+    std::fprintf(stderr, "%s\n", r.log.c_str());
+    throw UsageError(fmt::format("{} failed to compile for {} (log above)", config.name(), arch));
+  }
+  spdlog::debug("{} compiled for {}{}", config.name(), arch, r.fromCache ? " (cached)" : "");
+
+  if (!a.outDir.empty()) {
+    std::filesystem::path dir(a.outDir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw IoError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+    writeFile(dir / (config.name() + "." + arch + ".ptx"), r.ptx);
+    writeFile(dir / (config.name() + "." + arch + ".cubin"), r.cubin);
+    spdlog::info("wrote {}.{}.ptx and .cubin to {}", config.name(), arch, dir.string());
+  }
+
+  std::string sass;
+  if (a.sass) sass = disassemble(r.cubin);  // throws with a clear message when no tool exists
+
+  const Family& f = *config.family;
+  PtxStats st = countPtx(r.ptx);
+  auto cubinInfo = readCubinKernelInfo(r.cubin, r.loweredName);
+  if (a.json) {
+    nlohmann::json j = {{"instance", config.name()}, {"arch", arch}, {"lowered_name", r.loweredName},
+                        {"threads_per_block", f.threadsPerBlock(config)},
+                        {"registers", r.resources.registers},
+                        {"cubin_registers", cubinInfo ? cubinInfo->registers : -1},
+                        {"static_smem_bytes", r.resources.staticSmemBytes},
+                        {"dynamic_smem_bytes", f.dynamicSmemBytes(config)},
+                        {"stack_frame_bytes", r.resources.stackFrameBytes},
+                        {"spill_store_bytes", r.resources.spillStoreBytes},
+                        {"spill_load_bytes", r.resources.spillLoadBytes},
+                        {"instructions", {{"ld.global", st.ldGlobal}, {"st.global", st.stGlobal},
+                                          {"ld.shared", st.ldShared}, {"st.shared", st.stShared},
+                                          {"fma.rn.f32", st.fma}, {"bar.sync", st.barSync}, {"total", st.total}}},
+                        {"fma_per_shared_load", st.fmaPerSharedLoad()}};
+    if (!a.stats) j["ptx"] = r.ptx;
+    if (a.sass) j["sass"] = sass;
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  if (a.stats) {
+    auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<22}{}\n", k, v); };
+    row("instance", config.name());
+    row("arch", arch);
+    row("kernel", r.loweredName);
+    row("threads per block", std::to_string(f.threadsPerBlock(config)));
+    row("registers", fmt::format("{} (cubin .nv.info: {})", r.resources.registers, cubinInfo ? cubinInfo->registers : -1));
+    row("static smem", fmt::format("{} B", r.resources.staticSmemBytes));
+    row("dynamic smem", fmt::format("{} B", f.dynamicSmemBytes(config)));
+    row("stack frame", fmt::format("{} B", r.resources.stackFrameBytes));
+    row("spills", fmt::format("{} B stored, {} B loaded", r.resources.spillStoreBytes, r.resources.spillLoadBytes));
+    fmt::print("\ninstruction mix (static count in PTX)\n");
+    row("  ld.global", std::to_string(st.ldGlobal));
+    row("  st.global", std::to_string(st.stGlobal));
+    row("  ld.shared", std::to_string(st.ldShared));
+    row("  st.shared", std::to_string(st.stShared));
+    row("  fma.rn.f32", std::to_string(st.fma));
+    row("  bar.sync", std::to_string(st.barSync));
+    row("  FMAs per ld.shared", fmt::format("{:.2f}", st.fmaPerSharedLoad()));
+  } else if (!a.sass && a.outDir.empty()) {
+    fmt::print("{}", r.ptx);
+  }
+  if (a.sass) fmt::print("{}", sass);
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addPtxCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<PtxArgs>();
+  auto* sub = app.add_subcommand("ptx", "Compile one configuration and show its PTX, SASS or resources");
+  sub->add_option("instance", a->instance, "Canonical instance name, e.g. blocktile1d_bm64_bn64_bk8_tm8");
+  sub->add_option("--family", a->family, "Kernel family (smem, blocktile1d)");
+  sub->add_option("--params", a->params, "Parameter values, e.g. BM=64,BN=64,BK=8,TM=8");
+  sub->add_flag("--guarded", a->guarded, "With --family: the bounds-checked form (any M, N, K)");
+  sub->add_option("--arch", a->arch, "Compile target sm_XY (default: the detected GPU, else sm_90)");
+  sub->add_option("-o,--out-dir", a->outDir, "Write <instance>.<arch>.ptx and .cubin into DIR")->type_name("DIR");
+  sub->add_flag("--stats", a->stats, "Print registers, shared memory, spills and the instruction mix");
+  sub->add_flag("--sass", a->sass, "Print SASS (needs cuobjdump or nvdisasm)");
+  sub->add_flag("--json", a->json, "Machine-readable output");
+  sub->footer(
+      "Examples:\n"
+      "  gemmtune ptx --family blocktile1d --params BM=64,BN=64,BK=8,TM=8 --arch sm_90 --stats\n"
+      "  gemmtune ptx smem_bs32 -o kernels/\n"
+      "  gemmtune ptx blocktile1d_bm128_bn64_bk8_tm8_guarded --sass");
+  return [a, &ctx] { return run(*a, ctx); };
+}
+
+}  // namespace gemmtune::cli

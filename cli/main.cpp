@@ -1,0 +1,80 @@
+// gemmtune: command-line entry point. One App, one subcommand per file; errors become one line on
+// stderr and a sysexits-style exit code (see include/gemmtune/Errors.hpp).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <map>
+
+#include "CliContext.hpp"
+#include "gemmtune/Errors.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+void setupLogging(int verbosity) {
+  auto logger = spdlog::stderr_color_mt("gemmtune");
+  logger->set_pattern("gemmtune: %^%l%$: %v");
+  logger->set_level(verbosity > 0 ? spdlog::level::debug : verbosity < 0 ? spdlog::level::warn : spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gemmtune: find the fastest SGEMM kernel configuration for your GPU and sizes.\n"
+               "Kernel templates are instantiated per configuration, compiled with NVRTC, filtered by\n"
+               "the GPU's limits, verified against cuBLAS, timed, and the best kept in SQLite.",
+               "gemmtune"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+  app.set_version_flag("--version", "gemmtune 0.1.0");
+
+  cli::CliContext ctx;
+  ctx.self = argv[0];
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");
+  app.add_flag("-q,--quiet", quiet, "Log only warnings and errors");
+  app.add_option("--templates-dir", ctx.templatesDir, "Read kernel templates from DIR instead of the embedded copies")
+      ->check(CLI::ExistingDirectory)->type_name("DIR");
+  app.add_option("--cache-dir", ctx.cacheDir, "Compile cache directory (default $XDG_CACHE_HOME/gemmtune)")
+      ->type_name("DIR");
+  app.add_flag("--no-cache", ctx.noCache, "Do not read or write the compile cache");
+  app.add_option("-j,--jobs", ctx.jobs, "Parallel NVRTC compiles (default: hardware threads)")
+      ->check(CLI::Range(1, 1024));
+
+  std::map<CLI::App*, cli::Action> actions;
+  auto reg = [&](cli::Action (*add)(CLI::App&, cli::CliContext&)) {
+    size_t before = app.get_subcommands({}).size();
+    cli::Action a = add(app, ctx);
+    actions[app.get_subcommands({}).at(before)] = std::move(a);
+  };
+  reg(cli::addPtxCommand);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gemmtune: error: %s (see gemmtune --help)\n", e.what());
+    return kExitUsage;
+  }
+
+  setupLogging(verbose ? 1 : quiet ? -1 : 0);
+  try {
+    for (auto* sub : app.get_subcommands())
+      if (auto it = actions.find(sub); it != actions.end()) return it->second();
+    return kExitUsage;
+  } catch (const Error& e) {
+    spdlog::error("{}", e.what());
+    return e.code();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitFailure;
+  }
+}

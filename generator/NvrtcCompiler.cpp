@@ -1,0 +1,115 @@
+#include "NvrtcCompiler.hpp"
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+#include "PtxasLog.hpp"
+#include "Sha256.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+void check(nvrtcResult r, const char* what) {
+  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("NVRTC {} failed: {}", what, nvrtcGetErrorString(r)));
+}
+
+// Owns an nvrtcProgram; destroyed on every path out of compile().
+struct ProgramDeleter {
+  void operator()(nvrtcProgram* p) const {
+    nvrtcDestroyProgram(p);
+    delete p;
+  }
+};
+using Program = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
+
+std::string programLog(nvrtcProgram p) {
+  size_t n = 0;
+  check(nvrtcGetProgramLogSize(p, &n), "GetProgramLogSize");
+  std::string log(n, '\0');
+  check(nvrtcGetProgramLog(p, log.data()), "GetProgramLog");
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log;
+}
+
+}  // namespace
+
+std::vector<std::string> NvrtcCompiler::baseOptions() {
+  // -v for ptxas puts registers, shared memory, stack frame and spills into the program log.
+  return {"-std=c++17", "--ptxas-options=-v"};
+}
+
+std::string NvrtcCompiler::version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "Version");
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::vector<int> NvrtcCompiler::supportedArchs() {
+  int n = 0;
+  check(nvrtcGetNumSupportedArchs(&n), "GetNumSupportedArchs");
+  std::vector<int> archs(static_cast<size_t>(n));
+  check(nvrtcGetSupportedArchs(archs.data()), "GetSupportedArchs");
+  return archs;
+}
+
+void NvrtcCompiler::checkArch(const std::string& arch) {
+  auto archs = supportedArchs();
+  std::string list;
+  for (int a : archs) {
+    if (arch == fmt::format("sm_{}", a)) return;
+    list += fmt::format("{}sm_{}", list.empty() ? "" : ", ", a);
+  }
+  throw UsageError(fmt::format("unknown arch '{}' (NVRTC {} supports: {})", arch, version(), list));
+}
+
+CompileResult NvrtcCompiler::compile(const std::string& source, const std::string& nameExpression,
+                                     const std::string& arch) {
+  auto start = std::chrono::steady_clock::now();
+  CompileResult out;
+  out.arch = arch;
+  out.sourceHash = Sha256::of(source);
+
+  Program prog(new nvrtcProgram{});
+  check(nvrtcCreateProgram(prog.get(), source.c_str(), "gemmtune_instance.cu", 0, nullptr, nullptr), "CreateProgram");
+  check(nvrtcAddNameExpression(*prog, nameExpression.c_str()), "AddNameExpression");
+
+  std::vector<std::string> opts = baseOptions();
+  opts.push_back("-arch=" + arch);
+  std::vector<const char*> argv;
+  for (const auto& o : opts) argv.push_back(o.c_str());
+
+  nvrtcResult r = nvrtcCompileProgram(*prog, static_cast<int>(argv.size()), argv.data());
+  out.log = programLog(*prog);
+  if (r == NVRTC_ERROR_COMPILATION) {
+    out.ok = false;
+    return out;
+  }
+  check(r, "CompileProgram");
+
+  const char* lowered = nullptr;
+  check(nvrtcGetLoweredName(*prog, nameExpression.c_str(), &lowered), "GetLoweredName");
+  out.loweredName = lowered;
+
+  size_t n = 0;
+  check(nvrtcGetPTXSize(*prog, &n), "GetPTXSize");
+  out.ptx.resize(n);
+  check(nvrtcGetPTX(*prog, out.ptx.data()), "GetPTX");
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+
+  check(nvrtcGetCUBINSize(*prog, &n), "GetCUBINSize");
+  out.cubin.resize(n);
+  check(nvrtcGetCUBIN(*prog, out.cubin.data()), "GetCUBIN");
+
+  if (auto res = parsePtxasLog(out.log, out.loweredName)) out.resources = *res;
+  out.ok = true;
+  out.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,29 @@
+// NvrtcCompiler: one NVRTC compile of one template instance for one sm_XY, yielding PTX and CUBIN
+// together. A compile error is a result (ok = false, log kept); any other NVRTC failure throws.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "CompileResult.hpp"
+
+namespace gemmtune {
+
+class NvrtcCompiler {
+ public:
+  // Options every instance is compiled with (besides -arch). Part of every cache key.
+  static std::vector<std::string> baseOptions();
+  // "13.0"
+  static std::string version();
+  // The sm_XY values this NVRTC can target, e.g. {75, 80, 86, 89, 90, ...}.
+  static std::vector<int> supportedArchs();
+  // Throws UsageError unless `arch` is "sm_XY" with XY in supportedArchs().
+  static void checkArch(const std::string& arch);
+
+  // Compiles `source` and instantiates `nameExpression` for `arch` ("sm_90"). Thread-safe: each
+  // call owns its nvrtcProgram.
+  static CompileResult compile(const std::string& source, const std::string& nameExpression,
+                               const std::string& arch);
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,24 @@
+// TemplateSource: the exact CUDA source of a family's template — the copy embedded at build time,
+// or the file of the same name under --templates-dir when one is given.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "Family.hpp"
+
+namespace gemmtune {
+
+class TemplateSource {
+ public:
+  // An empty `overrideDir` means the embedded templates.
+  explicit TemplateSource(std::filesystem::path overrideDir = {}) : dir_(std::move(overrideDir)) {}
+  // Throws IoError when the override directory lacks the file.
+  std::string get(const Family& family) const;
+  const std::filesystem::path& overrideDir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,31 @@
+// Spec of templates/smem_tiled.cu: one BLOCKSIZE×BLOCKSIZE tile of C per block, one result per
+// thread, A and B tiles staged through shared memory.
+#include "../FamilyRegistry.hpp"
+
+namespace gemmtune {
+
+Family smemTiledFamily() {
+  Family f;
+  f.name = "smem";
+  f.templateFile = "smem_tiled.cu";
+  f.kernelName = "sgemm_smem_tiled";
+  f.description = "shared-memory tiled SGEMM, one result per thread";
+  f.params = {{"BLOCKSIZE", "bs", {8, 16, 24, 32}, "edge of the square C tile; BLOCKSIZE^2 threads"}};
+  f.constraints = {
+      {"bs_positive", "a tile needs at least one row and column",
+       [](const Config& c) { return c["BLOCKSIZE"] >= 1; }},
+      {"whole_warps", "BLOCKSIZE^2 threads must be a multiple of 32, or lanes of the last warp idle",
+       [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"] % 32 == 0; }},
+  };
+  f.threadsPerBlock = [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"]; };
+  f.grid = [](const Config& c, long long M, long long N) {
+    const long long bs = c["BLOCKSIZE"];
+    return Dim3{static_cast<unsigned>((N + bs - 1) / bs), static_cast<unsigned>((M + bs - 1) / bs), 1};
+  };
+  f.dynamicSmemBytes = [](const Config&) { return 0; };
+  f.staticSmemBytes = [](const Config& c) { return 2 * c["BLOCKSIZE"] * c["BLOCKSIZE"] * 4; };
+  f.mTile = f.nTile = f.kTile = [](const Config& c) { return c["BLOCKSIZE"]; };
+  return f;
+}
+
+}  // namespace gemmtune
