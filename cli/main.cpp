@@ -52,6 +52,19 @@ int main(int argc, char** argv) {
   };
   reg(cli::addPtxCommand);
 
+  // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
+  auto isCommand = [&](const char* word) {
+    for (auto* sub : app.get_subcommands({}))
+      if (sub->check_name(word)) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !isCommand(argv[1])) {
+    std::string names;
+    for (auto* sub : app.get_subcommands({}))
+      if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
+    std::fprintf(stderr, "gemmtune: error: unknown command '%s' (choose from: %s)\n", argv[1], names.c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -23,6 +23,8 @@ Family blocktile1dFamily() {
        [](const Config& c) { return c["BM"] % c["TM"] == 0; }},
       {"whole_warps", "BM*BN/TM threads must be a multiple of 32, or lanes of the last warp idle",
        [](const Config& c) { return (c["BM"] / c["TM"]) * c["BN"] % 32 == 0; }},
+      {"max_threads", "CUDA caps every block at 1024 threads; the template static_asserts it",
+       [](const Config& c) { return c["BM"] / c["TM"] * c["BN"] <= 1024; }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["BM"] / c["TM"] * c["BN"]; };
   f.grid = [](const Config& c, long long M, long long N) {

@@ -16,6 +16,8 @@ Family smemTiledFamily() {
        [](const Config& c) { return c["BLOCKSIZE"] >= 1; }},
       {"whole_warps", "BLOCKSIZE^2 threads must be a multiple of 32, or lanes of the last warp idle",
        [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"] % 32 == 0; }},
+      {"max_threads", "CUDA caps every block at 1024 threads; the template static_asserts it",
+       [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"] <= 1024; }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"]; };
   f.grid = [](const Config& c, long long M, long long N) {
