@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian/Ubuntu packages), then configures and builds gemmtune into
+# build/ (or $GEMMTUNE_BUILD_DIR). Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GEMMTUNE_BUILD_DIR:-$root/build}
+
+packages=(build-essential cmake ninja-build pkg-config libsqlite3-dev libspdlog-dev libfmt-dev
+          libcli11-dev nlohmann-json3-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gemmtune: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The CUDA toolkit (NVRTC, headers) is expected under /usr/local/cuda unless nvcc is on PATH.
+cuda_args=()
+if ! command -v nvcc >/dev/null 2>&1; then
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+  else
+    echo "gemmtune: the CUDA toolkit (12 or newer, with NVRTC) is required: nvcc not found" >&2
+    exit 69
+  fi
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" >/dev/null
+fi
+cmake --build "$build" --parallel "$(nproc)" >/dev/null

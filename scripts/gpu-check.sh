@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# GPU host check: builds gemmtune there, runs every test (the `gpu` label included), the
+# benchmarks and a tuning run, keeps logs under $OUT (or /tmp/gemmtune-gpu-check) and prints a
+# short summary table last.
+#
+# Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
+#        (default: build gpu-tests compile-bench)
+# Hosts without sqlite3.h: put sqlite3.h in .devdeps/include; the runtime libsqlite3.so.0 is used.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-/tmp/gemmtune-gpu-check}
+build=${GEMMTUNE_BUILD_DIR:-$root/build-gpu}
+mkdir -p "$out"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build gpu-tests compile-bench)
+summary=()
+note() { summary+=("$(printf '%-16s %s' "$1" "$2")"); }
+elapsed() { echo $(( $(date +%s) - $1 ))s; }
+
+for step in "${steps[@]}"; do
+  t0=$(date +%s)
+  case "$step" in
+    build)
+      args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+      if [ ! -f /usr/include/sqlite3.h ] && [ -f "$root/.devdeps/include/sqlite3.h" ]; then
+        lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+        args+=(-DSQLite3_INCLUDE_DIR="$root/.devdeps/include" -DSQLite3_LIBRARY="$lib")
+      fi
+      command -v nvcc >/dev/null || args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+      if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
+         cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1; then
+        note build "ok ($(elapsed $t0))"
+      else
+        tail -30 "$out/configure.log" "$out/build.log"
+        note build "FAILED (see build.log)"
+        break
+      fi
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+      ;;
+    cpu-tests)
+      (cd "$build" && ctest --no-tests=error -LE gpu --parallel "$(nproc)" --timeout 900 >"$out/ctest-cpu.log" 2>&1)
+      note cpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-cpu.log" | tail -1) ($(elapsed $t0))"
+      ;;
+    gpu-tests)
+      # One at a time: GPU tests time kernels and must not share the GPU.
+      (cd "$build" && ctest --no-tests=error -L gpu --timeout 600 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+      note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1) ($(elapsed $t0))"
+      grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
+      ;;
+    compile-bench)
+      "$build/bench/compile_throughput" --jobs "$(nproc)" >"$out/compile-bench.txt" 2>&1
+      cat "$out/compile-bench.txt"
+      note compile-bench "$(tail -2 "$out/compile-bench.txt" | awk '{printf "%s %s/s  ", $1, $6}')"
+      ;;
+    tune)
+      export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$out/cache"
+      for pass in cold warm; do
+        t1=$(date +%s)
+        "$build/cli/gemmtune" tune --gpu auto --sizes 1024..8192 >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
+        rc=$?
+        note "tune ($pass)" "rc=$rc $(elapsed $t1)"
+      done
+      cat "$out/tune-cold.txt"
+      ;;
+    bench)
+      [ -x "$build/bench/gemm_bench" ] && "$build/bench/gemm_bench" --db "$out/tune.db" --csv "$out/bench.csv" >"$out/bench.txt" 2>&1
+      cat "$out/bench.txt" 2>/dev/null
+      note bench "rc=$?"
+      ;;
+    *) echo "unknown step $step" >&2 ;;
+  esac
+done
+
+echo
+echo "== summary ($(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)) =="
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,1 @@
+gemmtune_add_test(size_spec_test SOURCES size_spec_test.cpp LIBS gemmtune_tuner)

@@ -1,0 +1,100 @@
+#include "SizeSpec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// Kernels take int dimensions and leading dimensions.
+constexpr long long kMaxDim = std::numeric_limits<int>::max();
+
+long long parseDim(std::string_view text, std::string_view item) {
+  long long v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+    throw UsageError(fmt::format("bad size '{}': '{}' is not a whole number (e.g. 4096, 1024..8192, 4096x1024x512)",
+                                 item, text));
+  if (v < 1) throw UsageError(fmt::format("bad size '{}': sizes must be at least 1", item));
+  if (v > kMaxDim) throw UsageError(fmt::format("bad size '{}': {} exceeds the largest dimension {}", item, v, kMaxDim));
+  return v;
+}
+
+void addItem(std::string_view item, std::vector<GemmShape>& out) {
+  if (item.empty()) throw UsageError("bad size list: empty item (check for a stray comma)");
+  if (auto x = item.find('x'); x != std::string_view::npos) {
+    auto x2 = item.find('x', x + 1);
+    if (x2 == std::string_view::npos || item.find('x', x2 + 1) != std::string_view::npos)
+      throw UsageError(fmt::format("bad size '{}': write a problem as MxNxK, e.g. 4096x1024x512", item));
+    out.push_back({parseDim(item.substr(0, x), item), parseDim(item.substr(x + 1, x2 - x - 1), item),
+                   parseDim(item.substr(x2 + 1), item)});
+    return;
+  }
+  auto dots = item.find("..");
+  if (dots == std::string_view::npos) {
+    long long n = parseDim(item, item);
+    out.push_back({n, n, n});
+    return;
+  }
+  std::string_view rest = item.substr(dots + 2);
+  auto colon = rest.find(':');
+  long long lo = parseDim(item.substr(0, dots), item);
+  long long hi = parseDim(rest.substr(0, colon), item);
+  if (lo > hi) throw UsageError(fmt::format("bad size range '{}': start {} is above end {}", item, lo, hi));
+  if (colon == std::string_view::npos) {
+    for (long long n = lo; n <= hi; n *= 2) out.push_back({n, n, n});
+    return;
+  }
+  std::string_view stepText = rest.substr(colon + 1);
+  long long step = 0;
+  auto [p, ec] = std::from_chars(stepText.data(), stepText.data() + stepText.size(), step);
+  if (stepText.empty() || ec != std::errc() || p != stepText.data() + stepText.size() || step < 1)
+    throw UsageError(fmt::format("bad size range '{}': the step must be a whole number of at least 1", item));
+  if ((hi - lo) / step >= 10000)
+    throw UsageError(fmt::format("bad size range '{}': more than 10000 sizes", item));
+  for (long long n = lo; n <= hi; n += step) out.push_back({n, n, n});
+}
+
+}  // namespace
+
+std::string GemmShape::str() const {
+  if (M == N && N == K) return std::to_string(M);
+  return fmt::format("{}x{}x{}", M, N, K);
+}
+
+std::vector<GemmShape> parseSizes(std::string_view spec) {
+  if (spec.empty()) throw UsageError("no sizes given (e.g. --sizes 1024..8192)");
+  std::vector<GemmShape> all;
+  size_t start = 0;
+  while (true) {
+    size_t comma = spec.find(',', start);
+    addItem(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), all);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::vector<GemmShape> out;
+  for (const auto& s : all)
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  return out;
+}
+
+std::int64_t workingSetBytes(const GemmShape& s) {
+  // A and B with two rotation copies each, C, the reference and |A||B| bound for verification.
+  const double floats = 3.0 * (double(s.M) * s.K + double(s.K) * s.N) + 3.0 * double(s.M) * s.N;
+  return static_cast<std::int64_t>(std::min(floats * 4.0, 9.0e18));
+}
+
+void checkFits(const std::vector<GemmShape>& shapes, std::int64_t deviceBytes, std::string_view gpuName) {
+  for (const auto& s : shapes)
+    if (workingSetBytes(s) > deviceBytes * 9 / 10)
+      throw UsageError(fmt::format("size {} needs {:.1f} GiB of GPU memory to tune, more than {} has ({:.1f} GiB)",
+                                   s.str(), workingSetBytes(s) / 1073741824.0, gpuName, deviceBytes / 1073741824.0));
+}
+
+}  // namespace gemmtune
