@@ -16,7 +16,8 @@ struct CliContext {
   std::filesystem::path cacheDir = CompileCache::defaultDir();
   bool noCache = false;
   int jobs = 0;
-  std::string self;  // argv[0]: the worker process re-executes this binary
+  std::string self;         // argv[0]: the worker process re-executes this binary
+  std::string commandLine;  // as typed, recorded with each tuning run
 
   CompilerOptions compilerOptions() const {
     return {templatesDir, noCache ? std::filesystem::path{} : cacheDir, jobs};
@@ -28,5 +29,13 @@ using Action = std::function<int()>;
 
 // Each registers its subcommand on `app` and returns the action to run when it is chosen.
 Action addPtxCommand(CLI::App& app, CliContext& ctx);
+Action addQueryCommand(CLI::App& app, CliContext& ctx);
+Action addResultsCommand(CLI::App& app, CliContext& ctx);
+Action addExportCommand(CLI::App& app, CliContext& ctx);
+Action addImportCommand(CLI::App& app, CliContext& ctx);
+Action addDbCommand(CLI::App& app, CliContext& ctx);
+Action addSpaceCommand(CLI::App& app, CliContext& ctx);
+Action addGpusCommand(CLI::App& app, CliContext& ctx);
+Action addWorkerCommand(CLI::App& app, CliContext& ctx);  // hidden: the GPU worker process
 
 }  // namespace gemmtune::cli

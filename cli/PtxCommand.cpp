@@ -10,6 +10,7 @@
 #include "CliContext.hpp"
 #include "CubinInfo.hpp"
 #include "FamilyRegistry.hpp"
+#include "GpuDetect.hpp"
 #include "NvrtcCompiler.hpp"
 #include "PtxStats.hpp"
 #include "SassTool.hpp"
@@ -41,7 +42,7 @@ int run(const PtxArgs& a, const CliContext& ctx) {
     if (a.family.empty()) throw UsageError(fmt::format("give an instance name or --family (choose from: {})", reg.choices()));
     config = reg.parseParams(reg.get(a.family), a.params, a.guarded);
   }
-  std::string arch = a.arch.empty() ? "sm_90" : a.arch;
+  std::string arch = a.arch.empty() ? defaultArch() : a.arch;
   NvrtcCompiler::checkArch(arch);
 
   Compiler compiler(ctx.compilerOptions());

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
 
   cli::CliContext ctx;
   ctx.self = argv[0];
+  for (int i = 0; i < argc; ++i) ctx.commandLine += (i ? " " : "") + std::string(argv[i]);
   bool verbose = false, quiet = false;
   app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");
   app.add_flag("-q,--quiet", quiet, "Log only warnings and errors");
@@ -51,6 +52,14 @@ int main(int argc, char** argv) {
     actions[app.get_subcommands({}).at(before)] = std::move(a);
   };
   reg(cli::addPtxCommand);
+  reg(cli::addQueryCommand);
+  reg(cli::addResultsCommand);
+  reg(cli::addExportCommand);
+  reg(cli::addImportCommand);
+  reg(cli::addDbCommand);
+  reg(cli::addSpaceCommand);
+  reg(cli::addGpusCommand);
+  reg(cli::addWorkerCommand);
 
   // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
   auto isCommand = [&](const char* word) {

@@ -36,6 +36,9 @@ struct Family {
   std::string kernelName;      // C++ template name: "sgemm_blocktile_1d"
   std::string description;
   std::vector<ParamSpec> params;
+  // The well-known fixed configuration (unguarded form): always measured, the yardstick of the
+  // speed-up a tuned configuration brings.
+  std::vector<int> classic;
   std::vector<Constraint> constraints;
   std::function<int(const Config&)> threadsPerBlock;
   std::function<Dim3(const Config&, long long M, long long N)> grid;

@@ -38,7 +38,7 @@ for step in "${steps[@]}"; do
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
       ;;
     cpu-tests)
-      (cd "$build" && ctest --no-tests=error -LE gpu --parallel "$(nproc)" --timeout 900 >"$out/ctest-cpu.log" 2>&1)
+      (cd "$build" && ctest --no-tests=error -LE gpu --parallel "$(nproc)" --timeout 900 --output-on-failure >"$out/ctest-cpu.log" 2>&1)
       note cpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-cpu.log" | tail -1) ($(elapsed $t0))"
       ;;
     gpu-tests)

@@ -21,7 +21,8 @@ namespace gemmtune {
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuMemsetD8) X(cuMemGetInfo)                \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                \
   X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)              \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuGetErrorName) X(cuGetErrorString)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuGetErrorName) X(cuGetErrorString) \
+  X(cuDeviceGetPCIBusId)
 
 class CudaDriver {
  public:

@@ -1,18 +1,23 @@
 // WorkerProtocol: what the tuner (parent) asks the GPU worker process to do, and what comes back.
 // The parent never creates a CUDA context; every CUDA call happens in the worker, which the
-// parent kills and restarts after a fault, crash or timeout.
+// parent kills and restarts after a fault, crash or timeout. Plain data only: the wire encoding
+// lives in WorkerWire, the process handling in WorkerClient.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "Family.hpp"
 
 namespace gemmtune {
 
-// One problem the worker prepares buffers for (A, B, C with random data; reused across
-// candidates until the next Problem).
+// One problem the worker prepares buffers for (A, B, C with random data, the cuBLAS references
+// of both verification sets, rotation copies; reused across candidates until the next Problem).
 struct Problem {
   long long M = 0, N = 0, K = 0;
+  // Timing runs with alpha = 1 and this beta (the problem's beta class); verification always
+  // checks beta = 0 and beta = 2.
+  double beta = 0;
 };
 
 struct TimingPolicy {
@@ -39,16 +44,44 @@ struct CandidateRequest {
   TimingPolicy timing;
 };
 
+// Status strings, exactly as stored. Only kStatusOk can become best.
+inline constexpr const char* kStatusOk = "ok";
+inline constexpr const char* kStatusLaunchError = "launch_error";        // not launchable; worker kept
+inline constexpr const char* kStatusRuntimeFaultPrefix = "runtime_fault:";  // + CUDA_ERROR_NAME
+inline constexpr const char* kStatusTimeout = "timeout";
+inline constexpr const char* kStatusWorkerDied = "worker_died";
+inline constexpr const char* kStatusWrongResult = "wrong_result";
+// Not a measurement: WorkerClient::interrupt() abandoned the request. Never store it.
+inline constexpr const char* kStatusInterrupted = "interrupted";
+
 struct CandidateResult {
   // "ok", "launch_error", "runtime_fault:<CUDA_ERROR_NAME>", "timeout", "worker_died",
-  // "wrong_result". Only "ok" can become best.
+  // "wrong_result" (or "interrupted", never stored). Only "ok" can become best.
   std::string status;
   std::string detail;           // human-readable reason (error text, max error, ...)
   double medianMs = 0, minMs = 0, spread = 0;
   int reps = 0;
   bool partial = false;         // stopped early: clearly slower than the best so far
-  double maxError = 0;          // max normalised error of the random-normal check
+  // Largest |C - C_ref| / tolerance over the checks run, tolerance = 4·sqrt(K)·2^-24·|alpha|·(|A||B|)ij
+  // (<= 1 passes the random-normal check; the small-integer check needs 0). +inf when an element
+  // was NaN or Inf.
+  double maxError = 0;
   int smClockMHz = 0;           // SM clock read after timing (0 when unknown)
+};
+
+// What the worker found when it started (sent once, before any request).
+struct WorkerInfo {
+  int gpuIndex = 0;
+  std::string name;             // "NVIDIA H100 80GB HBM3"
+  std::string arch;             // "sm_90": the target cubins must be compiled for
+  std::string pciBusId;         // "0000:65:00.0"
+  int smCount = 0;
+  long long l2Bytes = 0;
+  long long totalMemBytes = 0;
+  long long freeMemBytes = 0;   // at start, before any problem buffers
+  int driverVersion = 0;        // 13000
+  int cublasVersion = 0;        // 130000 style, as cublasGetVersion reports
+  int maxClockMHz = 0;          // CU_DEVICE_ATTRIBUTE_CLOCK_RATE (the boost maximum)
 };
 
 }  // namespace gemmtune

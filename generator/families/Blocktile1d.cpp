@@ -16,6 +16,7 @@ Family blocktile1dFamily() {
       {"BK", "bk", {4, 8, 16, 32, 64}, "depth of the A/B tiles staged in shared memory"},
       {"TM", "tm", {1, 2, 4, 8, 16, 32}, "results per thread (rows of one column)"},
   };
+  f.classic = {64, 64, 8, 8};
   f.constraints = {
       {"positive", "every tile edge and TM must be at least 1",
        [](const Config& c) { return c["BM"] >= 1 && c["BN"] >= 1 && c["BK"] >= 1 && c["TM"] >= 1; }},

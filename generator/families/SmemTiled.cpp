@@ -11,6 +11,7 @@ Family smemTiledFamily() {
   f.kernelName = "sgemm_smem_tiled";
   f.description = "shared-memory tiled SGEMM, one result per thread";
   f.params = {{"BLOCKSIZE", "bs", {8, 16, 24, 32}, "edge of the square C tile; BLOCKSIZE^2 threads"}};
+  f.classic = {32};
   f.constraints = {
       {"bs_positive", "a tile needs at least one row and column",
        [](const Config& c) { return c["BLOCKSIZE"] >= 1; }},

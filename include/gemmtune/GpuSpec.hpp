@@ -25,6 +25,9 @@ struct GpuSpec {
   int smemPerBlock = 48 * 1024;      // default limit without opt-in
   int smemPerBlockOptin = 48 * 1024; // limit with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
   int smemReservedPerBlock = 0;      // reserved by the system per block (1 KiB on sm_80+)
+  int maxGridDimX = 2147483647;
+  int maxGridDimY = 65535;
+  int maxGridDimZ = 65535;
   int l2Bytes = 0;
   int memClockKhz = 0;
   int memBusWidthBits = 0;

@@ -1,0 +1,54 @@
+// `gemmtune export FILE.json`: GPUs, runs, results and baselines as a versioned JSON file
+// (docs/db-format.md) that `gemmtune import` merges into another database.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "CliContext.hpp"
+#include "DbPath.hpp"
+#include "JsonExchange.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct ExportArgs {
+  std::string db, file;
+  bool noCubins = false;
+};
+
+int run(const ExportArgs& a) {
+  auto path = db::resolveDatabasePath(a.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw IoError(fmt::format("no database at {}; nothing to export", path.string()));
+  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  if (!database.hasSchema()) throw DataError(fmt::format("{} holds no tuning results; nothing to export", path.string()));
+  db::ExportOptions options;
+  options.withCubins = !a.noCubins;
+  db::ExportSummary s = a.file == "-" ? db::exportJson(database, std::cout, options)
+                                      : db::exportJsonFile(database, a.file, options);
+  spdlog::info("exported {} results, {} baselines, {} runs, {} GPUs{}", s.results, s.baselines, s.runs, s.gpus,
+               a.file == "-" ? "" : " to " + a.file);
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addExportCommand(CLI::App& app, CliContext&) {
+  auto a = std::make_shared<ExportArgs>();
+  auto* sub = app.add_subcommand("export", "Write the results database as a versioned JSON file");
+  sub->add_option("file", a->file, "Output file (- for stdout)")->required()->type_name("FILE.json");
+  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  sub->add_flag("--no-cubins", a->noCubins, "Leave out the compiled kernels (smaller; the target recompiles)");
+  sub->footer(
+      "Examples:\n"
+      "  gemmtune export h100-results.json\n"
+      "  gemmtune export - --no-cubins | gzip > results.json.gz\n"
+      "  (on another machine) gemmtune import h100-results.json");
+  return [a] { return run(*a); };
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,112 @@
+// `gemmtune query`: the best tuned configuration for a GPU and a problem size, with its measured
+// speed, how close the match is, and how to look at its code.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "CliContext.hpp"
+#include "DbPath.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuSelect.hpp"
+#include "Lookup.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct QueryArgs {
+  std::string db, gpu = "auto", size, mnk, family;
+  bool json = false;
+};
+
+int noResults(const std::filesystem::path& path, const std::string& what) {
+  fmt::print(stderr, "gemmtune: {} in {}; run `gemmtune tune` first\n", what, path.string());
+  return kExitFailure;
+}
+
+int run(const QueryArgs& a, const CliContext& ctx) {
+  if (a.size.empty() == a.mnk.empty()) throw UsageError("give the problem with --size N or --mnk MxNxK");
+  db::ProblemKey problem = db::parseProblemSize(a.size.empty() ? a.mnk : a.size);
+  if (!a.family.empty()) FamilyRegistry::builtin().get(a.family);  // unknown family: usage error
+
+  auto path = db::resolveDatabasePath(a.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return noResults(path, "no tuning results yet (no database)");
+  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  db::ResultStore store(database);
+  if (!database.hasSchema() || store.gpus().empty()) return noResults(path, "no tuning results yet");
+  db::SelectedGpu gpu = db::selectGpu(store, a.gpu);
+
+  db::Lookup lookup(database, db::PresentEnvironment::thisBuild(ctx.templatesDir.string()));
+  db::LookupResult best = lookup.best(gpu.spec, problem, a.family);
+  std::string sizeText = fmt::format("{}x{}x{}", problem.m, problem.n, problem.k);
+  std::optional<double> percent;
+  if (best.cublasGflops && *best.cublasGflops > 0) percent = 100.0 * best.gflops / *best.cublasGflops;
+  std::string ptxCommand = best.config ? fmt::format("gemmtune ptx {} --arch {} --stats", best.instance, gpu.spec.arch()) : "";
+
+  if (a.json) {
+    auto problemJson = [](const db::ProblemKey& p) {
+      return nlohmann::json{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout}, {"beta_class", p.betaClass}};
+    };
+    nlohmann::json j = {{"gpu", gpu.spec.name}, {"fingerprint", gpu.fingerprint}, {"problem", problemJson(problem)},
+                        {"family", a.family.empty() ? nlohmann::json() : nlohmann::json(a.family)},
+                        {"match", db::toString(best.quality)}};
+    if (best.config) {
+      j.update({{"instance", best.instance}, {"measured_instance", best.measuredInstance},
+                {"measured_problem", problemJson(best.measuredProblem)}, {"distance", best.distance},
+                {"gflops", best.gflops}, {"median_ms", best.medianMs},
+                {"cublas_gflops", best.cublasGflops ? nlohmann::json(*best.cublasGflops) : nlohmann::json()},
+                {"percent_of_cublas", percent ? nlohmann::json(*percent) : nlohmann::json()},
+                {"threads_per_block", best.threadsPerBlock}, {"dynamic_smem_bytes", best.dynamicSmemBytes},
+                {"ptx_command", ptxCommand}});
+    }
+    fmt::print("{}\n", j.dump(2));
+  }
+  if (!best.config) {
+    fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `gemmtune tune --size {}` first\n",
+               gpu.spec.name, sizeText, a.family.empty() ? "" : " in family " + a.family, path.string(), sizeText);
+    return kExitFailure;
+  }
+  if (a.json) return kExitOk;
+
+  auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<14}{}\n", k, v); };
+  row("gpu", fmt::format("{} ({})", gpu.spec.name, gpu.spec.arch()));
+  row("problem", fmt::format("{} ({}, beta {})", sizeText, problem.layout, problem.betaClass));
+  row("best", best.instance);
+  if (best.quality == db::MatchQuality::exact)
+    row("match", "exact");
+  else
+    row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f})", best.measuredInstance,
+                             best.measuredProblem.m, best.measuredProblem.n, best.measuredProblem.k, best.distance));
+  row("measured", fmt::format("{:.1f} GFLOP/s (median {:.4f} ms)", best.gflops, best.medianMs));
+  row("vs cuBLAS", percent ? fmt::format("{:.1f} % (cuBLAS {:.1f} GFLOP/s)", *percent, *best.cublasGflops)
+                           : std::string("not measured"));
+  row("PTX", ptxCommand);
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addQueryCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<QueryArgs>();
+  auto* sub = app.add_subcommand("query", "Show the best tuned configuration for a GPU and problem size");
+  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  sub->add_option("--gpu", a->gpu, "auto (the GPU here), or a GPU stored in the database: profile, name or part of it")
+      ->capture_default_str();
+  sub->add_option("--size", a->size, "Square problem M = N = K, or MxNxK")->type_name("N");
+  sub->add_option("--mnk", a->mnk, "Problem size MxNxK, e.g. 4096x2048x1024")->type_name("MxNxK");
+  sub->add_option("--family", a->family, "Only this kernel family (smem, blocktile1d)");
+  sub->add_flag("--json", a->json, "Machine-readable output");
+  sub->footer(
+      "Match quality: exact (measured at this size), nearest_size (the closest measured size by\n"
+      "|log2 M/M'| + |log2 N/N'| + |log2 K/K'|, in its guarded form when the tiles do not divide),\n"
+      "or none (exit 1). Stale rows (other NVRTC, driver, template source) are never used.\n\n"
+      "Examples:\n"
+      "  gemmtune query --size 4096\n"
+      "  gemmtune query --gpu h100 --mnk 4096x2048x1024 --family blocktile1d --json\n"
+      "  gemmtune query --db results/tune.db --gpu \"RTX A6000\" --size 1024");
+  return [a, &ctx] { return run(*a, ctx); };
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,178 @@
+// `gemmtune results`: the measured rows — successes and failures — with their timing,
+// resources, status and whether they are stale (measured under another NVRTC, driver, template
+// source, method or GPU fingerprint than the present one).
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "CliContext.hpp"
+#include "DbPath.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuSelect.hpp"
+#include "ResultStore.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct ResultsArgs {
+  std::string db, gpu, size, family, status;
+  bool json = false, csv = false;
+};
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+template <class T>
+std::string orDash(const std::optional<T>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+}
+
+struct Row {
+  db::StoredResult result;
+  std::vector<std::string> stale;
+};
+
+int run(const ResultsArgs& a, const CliContext& ctx) {
+  if (a.json && a.csv) throw UsageError("choose one of --json and --csv");
+  auto path = db::resolveDatabasePath(a.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {} (no database); run `gemmtune tune` first\n", path.string());
+    return kExitFailure;
+  }
+  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  db::ResultStore store(database);
+  if (!database.hasSchema()) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {}; run `gemmtune tune` first\n", path.string());
+    return kExitFailure;
+  }
+  auto gpus = store.gpus();
+
+  db::ResultFilter filter;
+  std::map<std::string, std::string> currentFingerprint;  // GPU name -> the fingerprint tuned last
+  for (const auto& g : gpus) {
+    auto& cur = currentFingerprint[g.spec.name];
+    auto it = std::find_if(gpus.begin(), gpus.end(), [&](const db::StoredGpu& o) { return o.fingerprint == cur; });
+    if (cur.empty() || std::tie(g.lastRunAt, g.id) > std::tie(it->lastRunAt, it->id)) cur = g.fingerprint;
+  }
+  if (!a.gpu.empty()) {
+    db::SelectedGpu gpu = db::selectGpu(store, a.gpu);
+    filter.gpuId = gpu.stored ? gpu.stored->id : -1;
+    if (gpu.detected) currentFingerprint[gpu.spec.name] = gpu.fingerprint;
+  }
+  if (!a.size.empty()) {
+    auto p = db::parseProblemSize(a.size);
+    filter.m = p.m, filter.n = p.n, filter.k = p.k;
+  }
+  if (!a.family.empty()) filter.family = a.family;
+  if (!a.status.empty()) filter.status = a.status;
+
+  auto present = db::PresentEnvironment::thisBuild(ctx.templatesDir.string());
+  std::vector<Row> rows;
+  for (auto& r : store.results(filter)) {
+    Row row{std::move(r), {}};
+    const auto& res = row.result;
+    std::optional<Config> config;
+    try {
+      config = FamilyRegistry::builtin().parseName(res.instance());
+    } catch (const UsageError&) {
+      row.stale.push_back("unknown instance name");
+    }
+    db::StoredKeyParts parts{res.key.driverVersion, res.key.nvrtcVersion, res.key.compileOptions, res.key.sourceHash,
+                             res.key.methodVersion};
+    for (auto& why : db::staleReasons(parts, config ? &*config : nullptr, present)) row.stale.push_back(why);
+    if (currentFingerprint[res.gpuName] != res.key.gpuFingerprint) row.stale.push_back("GPU fingerprint changed");
+    rows.push_back(std::move(row));
+  }
+
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [r, stale] : rows) {
+      out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
+                     {"run", r.runUid}, {"family", r.family}, {"instance", r.instance()},
+                     {"params", nlohmann::json::parse(r.params, nullptr, false)},
+                     {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
+                     {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
+                     {"status", r.fullStatus()}, {"error_text", r.errorText},
+                     {"median_ms", r.medianMs ? nlohmann::json(*r.medianMs) : nlohmann::json()},
+                     {"min_ms", r.minMs ? nlohmann::json(*r.minMs) : nlohmann::json()},
+                     {"spread", r.spread ? nlohmann::json(*r.spread) : nlohmann::json()},
+                     {"reps", r.reps ? nlohmann::json(*r.reps) : nlohmann::json()}, {"partial", r.partial},
+                     {"gflops", r.gflops ? nlohmann::json(*r.gflops) : nlohmann::json()},
+                     {"registers", r.registers ? nlohmann::json(*r.registers) : nlohmann::json()},
+                     {"static_smem_bytes", r.staticSmemBytes ? nlohmann::json(*r.staticSmemBytes) : nlohmann::json()},
+                     {"dynamic_smem_bytes", r.dynamicSmemBytes ? nlohmann::json(*r.dynamicSmemBytes) : nlohmann::json()},
+                     {"spill_store_bytes", r.spillStoreBytes ? nlohmann::json(*r.spillStoreBytes) : nlohmann::json()},
+                     {"occupancy", r.occupancy ? nlohmann::json(*r.occupancy) : nlohmann::json()},
+                     {"limiter", r.limiter}, {"max_error", r.maxError ? nlohmann::json(*r.maxError) : nlohmann::json()},
+                     {"nvrtc_version", r.key.nvrtcVersion}, {"driver_version", r.key.driverVersion},
+                     {"source_hash", r.key.sourceHash}, {"measured_at", r.measuredAt},
+                     {"stale", !stale.empty()}, {"stale_reasons", stale}});
+    }
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return kExitOk;
+  }
+  if (a.csv) {
+    fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
+               "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale\n");
+    for (const auto& [r, stale] : rows)
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+                 r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
+                 csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
+                 r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
+                 r.minMs ? fmt::format("{}", *r.minMs) : "", r.spread ? fmt::format("{}", *r.spread) : "",
+                 r.reps ? std::to_string(*r.reps) : "", r.registers ? std::to_string(*r.registers) : "",
+                 r.staticSmemBytes ? std::to_string(*r.staticSmemBytes) : "",
+                 r.dynamicSmemBytes ? std::to_string(*r.dynamicSmemBytes) : "",
+                 r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
+                 r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
+                 csvField(fmt::format("{}", fmt::join(stale, "; "))));
+    return kExitOk;
+  }
+  if (rows.empty()) {
+    fmt::print(stderr, "gemmtune: no results match in {}\n", path.string());
+    return kExitFailure;
+  }
+  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5}  {:<20} {}\n", "size", "instance", "status",
+             "GFLOP/s", "median ms", "regs", "smem B", "occ", "gpu", "stale");
+  for (const auto& [r, stale] : rows) {
+    std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
+                           ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
+                           : "-";
+    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5}  {:<20} {}\n",
+               fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
+               r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
+               smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-", r.gpuName,
+               stale.empty() ? "" : fmt::format("stale: {}", fmt::join(stale, ", ")));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addResultsCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<ResultsArgs>();
+  auto* sub = app.add_subcommand("results", "List measured results, failures included, and which are stale");
+  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  sub->add_option("--gpu", a->gpu, "Only this GPU: auto, or a stored profile, name or part of it");
+  sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->type_name("N|MxNxK");
+  sub->add_option("--family", a->family, "Only this kernel family");
+  sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");
+  sub->add_flag("--json", a->json, "Machine-readable output (every column, stale reasons)");
+  sub->add_flag("--csv", a->csv, "Comma-separated output with a header line");
+  sub->footer(
+      "Examples:\n"
+      "  gemmtune results --size 4096 --status ok\n"
+      "  gemmtune results --gpu h100 --family blocktile1d --csv > h100.csv\n"
+      "  gemmtune results --status compile_error --json");
+  return [a, &ctx] { return run(*a, ctx); };
+}
+
+}  // namespace gemmtune::cli

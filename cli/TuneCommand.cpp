@@ -1,0 +1,149 @@
+// `gemmtune tune`: the main job — tune every requested family at every requested size on the
+// chosen GPU(s) and keep each candidate's outcome in the results database.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+
+#include "CliContext.hpp"
+#include "CudaDriver.hpp"
+#include "Database.hpp"
+#include "DbPath.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuDetect.hpp"
+#include "TuneReport.hpp"
+#include "TuningEngine.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+std::atomic<bool> gStop{false};
+std::atomic<int> gSignal{0};
+
+extern "C" void onSignal(int sig) {
+  gSignal = sig;
+  gStop = true;
+}
+
+struct TuneArgs {
+  std::string gpu = "auto", sizes = "1024..8192", families, db;
+  double budget = 0;
+  int carry = 24;
+  bool fresh = false, resume = false, json = false, prune = false;
+};
+
+std::vector<const Family*> parseFamilies(const std::string& list) {
+  const auto& reg = FamilyRegistry::builtin();
+  std::vector<const Family*> out;
+  if (list.empty() || list == "all") {
+    for (const auto& f : reg.all()) out.push_back(&f);
+    return out;
+  }
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const Family* f = &reg.get(name);  // throws UsageError listing the choices
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int run(const TuneArgs& a, const CliContext& ctx) {
+  if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
+  // Everything the user typed is checked before any GPU work.
+  TuneOptions options;
+  options.sizes = parseSizes(a.sizes);
+  options.families = parseFamilies(a.families);
+  options.resume = !a.fresh;
+  options.budgetSec = a.budget;
+  options.carry = a.carry;
+  options.filter.prune = a.prune;
+  options.selfExe = ctx.selfExe;
+  options.commandLine = ctx.commandLine;
+  auto dbPath = db::resolveDatabasePath(a.db);
+
+  std::vector<GpuSpec> gpus = resolveGpus(a.gpu);
+  for (const auto& g : gpus) {
+    if (g.deviceIndex < 0)
+      throw UsageError(fmt::format("cannot tune the offline profile '{}': tuning runs on the GPU itself "
+                                   "(use --gpu auto, an index, or all; `gemmtune space --gpu {}` plans offline)",
+                                   g.profile, g.profile));
+    checkFits(options.sizes, g.totalMemBytes, g.name);
+  }
+  { db::Database probe(dbPath, {db::OpenMode::ReadWrite}); }  // a bad DB fails now, not mid-run
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+
+  Compiler compiler(ctx.compilerOptions());
+  ProgressLine progress(spdlog::get_level() <= spdlog::level::info);
+  std::vector<GpuOutcome> outcomes(gpus.size());
+  std::vector<std::exception_ptr> errors(gpus.size());
+  auto tuneOne = [&](size_t i) {
+    try {
+      db::Database db(dbPath, {db::OpenMode::ReadWrite});
+      TuningEngine engine(gpus[i], compiler, db, options, progress, gStop);
+      outcomes[i] = engine.run();
+    } catch (...) {
+      errors[i] = std::current_exception();
+      gStop = true;  // one GPU failing stops the others cleanly
+    }
+  };
+  if (gpus.size() == 1) {
+    tuneOne(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < gpus.size(); ++i) threads.emplace_back(tuneOne, i);
+    for (auto& t : threads) t.join();
+  }
+  progress.clear();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  if (a.json) fmt::print("{}\n", tuneJson(outcomes).dump(2));
+  else fmt::print("{}", formatTuneTable(outcomes));
+  if (gSignal) {
+    spdlog::warn("interrupted: everything measured so far is saved; run the same command again to resume");
+    return 128 + gSignal;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addTuneCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<TuneArgs>();
+  auto* sub = app.add_subcommand("tune", "Tune kernel families on the GPU for the given sizes and store the results");
+  sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
+  sub->add_option("--sizes", a->sizes, "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
+      ->capture_default_str();
+  sub->add_option("--families", a->families, "Comma-separated families (default: all: smem, blocktile1d)");
+  sub->add_option("--db", a->db, db::kDbOptionHelp);
+  sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--carry", a->carry,
+                  "Candidates per family carried to the next larger size; the rest become pruned:rank (0: time all)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");
+  sub->add_flag("--resume", a->resume, "Skip candidates already measured with the same cache key (default)");
+  sub->add_flag("--fresh", a->fresh, "Measure everything again, ignoring stored results");
+  sub->add_flag("--json", a->json, "Print the summary as JSON");
+  sub->footer(
+      "Every candidate ends with one status: ok, rejected:<limit>, compile_error, launch_error,\n"
+      "runtime_fault:<code>, timeout, worker_died, wrong_result or pruned:<rule>; only ok can be best.\n"
+      "Ctrl-C stops after the candidate in flight; everything measured is kept and the same command resumes.\n\n"
+      "Examples:\n"
+      "  gemmtune tune --gpu auto --sizes 1024..8192\n"
+      "  gemmtune tune --sizes 1000,4096x1024x512 --families blocktile1d --json\n"
+      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0");
+  return [a, &ctx] { return run(*a, ctx); };
+}
+
+}  // namespace gemmtune::cli

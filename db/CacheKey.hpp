@@ -1,0 +1,80 @@
+// CacheKey: everything that changes a measured answer (DESIGN.md §2). Two results with the same
+// key are measurements of the same thing; a stored row whose parts differ from the present
+// environment is stale — shown as such, never served as best, re-tuned by `tune`.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Family.hpp"
+#include "gemmtune/GpuSpec.hpp"
+
+namespace gemmtune::db {
+
+// Bump a part when the tuner changes how candidates are searched, timed or verified: rows
+// measured the old way become stale.
+inline constexpr const char* kTunerMethodVersion = "1";
+inline constexpr const char* kTimingMethodVersion = "1";
+inline constexpr const char* kVerifyMethodVersion = "1";
+std::string currentMethodVersion();  // "tune1.time1.verify1"
+
+// The problem a result was measured on. Layout names the operand storage ("nn": neither A nor B
+// transposed, row-major as the templates compute it); betaClass separates β = 0 (C not read)
+// from general β.
+struct ProblemKey {
+  long long m = 0, n = 0, k = 0;
+  std::string layout = "nn";
+  std::string betaClass = "any";
+  bool operator==(const ProblemKey&) const = default;
+};
+
+// Hash of the identity and limits of a GPU model (not of one board: UUID, ordinal, total memory
+// and clocks that vary between boards of one model stay out, so results carry across them).
+std::string gpuFingerprint(const GpuSpec& gpu);
+
+struct CacheKey {
+  std::string gpuFingerprint;
+  int driverVersion = 0;       // cuDriverGetVersion, e.g. 13000
+  std::string nvrtcVersion;    // "13.0"
+  std::string arch;            // "sm_90"
+  std::string compileOptions;  // NVRTC options joined by spaces, -arch excluded
+  std::string sourceHash;      // sha256 of the exact source given to NVRTC
+  std::string methodVersion = currentMethodVersion();
+  std::string instance;        // canonical instance name
+  ProblemKey problem;
+
+  // sha256 over an unambiguous serialisation of every part.
+  std::string hash() const;
+};
+
+std::string joinCompileOptions(const std::vector<std::string>& options);
+
+// What is true now, as far as it is known. An unknown part (nullopt, or a function returning
+// nullopt) is not used to judge staleness: an offline query knows the NVRTC version but not the
+// driver.
+struct PresentEnvironment {
+  std::optional<int> driverVersion;
+  std::optional<std::string> nvrtcVersion;
+  std::optional<std::string> compileOptions;
+  std::string methodVersion = currentMethodVersion();
+  std::function<std::optional<std::string>(const Config&)> sourceHashOf;
+
+  // NVRTC version and method version from this build; source hashes from the embedded
+  // templates (or `templatesDir`), compile options from the NVRTC defaults.
+  static PresentEnvironment thisBuild(const std::string& templatesDir = {});
+};
+
+// The parts of a stored row that can go stale.
+struct StoredKeyParts {
+  int driverVersion = 0;
+  std::string nvrtcVersion, compileOptions, sourceHash, methodVersion;
+};
+
+// Why a row is stale, one short phrase per differing part; empty when it is current. `config` is
+// null when the row's instance name does not parse (its source cannot be judged).
+std::vector<std::string> staleReasons(const StoredKeyParts& row, const Config* config,
+                                      const PresentEnvironment& present);
+
+}  // namespace gemmtune::db

@@ -1,0 +1,192 @@
+#include "Lookup.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "FamilyRegistry.hpp"
+
+namespace gemmtune::db {
+
+namespace {
+
+// Memo key from the fields the fingerprint covers, so a warm lookup does not hash.
+std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
+  return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}", g.name, g.ccMajor,
+                     g.ccMinor, g.smCount, g.maxThreadsPerBlock, g.maxThreadsPerSm, g.maxBlocksPerSm, g.warpSize,
+                     g.regsPerSm, g.regsPerBlock, g.maxRegsPerThread, g.regAllocUnit, g.smemPerSm, g.smemPerBlock,
+                     g.smemPerBlockOptin, g.smemReservedPerBlock, g.l2Bytes, g.memClockKhz, g.memBusWidthBits, p.m,
+                     p.n, p.k, p.layout, p.betaClass, family);
+}
+
+}  // namespace
+
+std::string_view toString(MatchQuality q) {
+  switch (q) {
+    case MatchQuality::exact: return "exact";
+    case MatchQuality::nearest_size: return "nearest_size";
+    case MatchQuality::none: return "none";
+  }
+  return "none";
+}
+
+double sizeDistance(const ProblemKey& a, const ProblemKey& b) {
+  auto term = [](long long x, long long y) { return std::abs(std::log2(static_cast<double>(x) / static_cast<double>(y))); };
+  return term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k);
+}
+
+std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu) {
+  const Family& f = *config.family;
+  int threads = f.threadsPerBlock(config);
+  if (threads > gpu.maxThreadsPerBlock)
+    return fmt::format("{} threads per block exceed the GPU's {}", threads, gpu.maxThreadsPerBlock);
+  if (row.threadsPerBlock && *row.threadsPerBlock != threads)
+    return fmt::format("the row says {} threads per block, the family spec {}", *row.threadsPerBlock, threads);
+  int staticSmem = std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0));
+  int smem = staticSmem + f.dynamicSmemBytes(config);
+  if (smem > gpu.smemPerBlockOptin)
+    return fmt::format("{} B of shared memory exceed the GPU's opt-in limit of {} B", smem, gpu.smemPerBlockOptin);
+  if (row.registers) {
+    if (*row.registers > gpu.maxRegsPerThread)
+      return fmt::format("{} registers per thread exceed the GPU's {}", *row.registers, gpu.maxRegsPerThread);
+    if (static_cast<long long>(*row.registers) * threads > gpu.regsPerBlock)
+      return fmt::format("{} registers x {} threads exceed the GPU's {} per block", *row.registers, threads,
+                         gpu.regsPerBlock);
+  }
+  return std::nullopt;
+}
+
+Lookup::Lookup(Database& db, PresentEnvironment present) : db_(db), store_(db), present_(std::move(present)) {}
+
+void Lookup::clear() {
+  std::lock_guard lock(mutex_);
+  memo_.clear();
+}
+
+LookupResult Lookup::best(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family) {
+  std::string key = memoKey(gpu, problem, family);
+  std::lock_guard lock(mutex_);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  LookupResult r = compute(gpu, problem, family);
+  ++computed_;
+  memo_.emplace(std::move(key), r);
+  return r;
+}
+
+std::optional<std::int64_t> Lookup::gpuId(const GpuSpec& gpu) {
+  auto st = db_.prepare("SELECT id FROM gpus WHERE fingerprint = ?");
+  st.bind(1, gpuFingerprint(gpu));
+  if (st.step()) return st.getInt64(0);
+  return std::nullopt;
+}
+
+void Lookup::skip(const StoredResult& row, const std::string& why) {
+  if (reported_.insert(fmt::format("{}\n{}", row.id, why)).second)
+    spdlog::warn("skipping stored result {} ({} at {}x{}x{}): {}", row.id, row.instance(), row.key.problem.m,
+                 row.key.problem.n, row.key.problem.k, why);
+}
+
+std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
+                                                    const ProblemKey& asked, bool exact) {
+  for (const auto& row : rows) {
+    Config config;
+    try {
+      config = FamilyRegistry::builtin().parseName(row.instance());
+    } catch (const UsageError& e) {
+      skip(row, e.what());
+      continue;
+    }
+    if (config.family->name != row.family) {
+      skip(row, fmt::format("its family column says '{}'", row.family));
+      continue;
+    }
+    StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
+                         row.key.methodVersion};
+    if (auto stale = staleReasons(parts, &config, present_); !stale.empty()) {
+      // Stale rows are expected after an upgrade: not worth a warning each.
+      spdlog::debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
+      continue;
+    }
+    if (!config.guarded && !config.divides(asked.m, asked.n, asked.k)) {
+      if (exact) {
+        skip(row, "an unguarded kernel cannot be correct at this size");
+        continue;
+      }
+      config.guarded = true;
+    }
+    if (auto problem = launchProblem(config, row, gpu)) {
+      skip(row, *problem);
+      continue;
+    }
+    return Candidate{config, &row};
+  }
+  return std::nullopt;
+}
+
+LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
+  LookupResult out;
+  auto id = gpuId(gpu);
+  if (!id) return out;
+
+  ResultFilter filter;
+  filter.gpuId = *id;
+  filter.status = "ok";
+  filter.layout = asked.layout;
+  filter.betaClass = asked.betaClass;
+  if (!family.empty()) filter.family = family;
+
+  auto fill = [&](const Candidate& c, MatchQuality quality, const ProblemKey& measured) {
+    out.quality = quality;
+    out.config = c.config;
+    out.instance = c.config.name();
+    out.measuredInstance = c.row->instance();
+    out.measuredProblem = measured;
+    out.distance = sizeDistance(asked, measured);
+    out.gflops = c.row->gflops.value_or(0);
+    out.medianMs = c.row->medianMs.value_or(0);
+    out.rowId = c.row->id;
+    out.threadsPerBlock = c.config.family->threadsPerBlock(c.config);
+    out.dynamicSmemBytes = c.config.family->dynamicSmemBytes(c.config);
+    out.cublasGflops = store_.baselineGflops(*id, measured);
+    if (out.instance == out.measuredInstance) {
+      out.cubin = store_.cubinOf(c.row->id);
+      out.loweredName = c.row->loweredName;
+    }
+  };
+
+  filter.m = asked.m;
+  filter.n = asked.n;
+  filter.k = asked.k;
+  auto exactRows = store_.results(filter);
+  if (auto c = firstValid(exactRows, gpu, asked, true)) {
+    fill(*c, MatchQuality::exact, asked);
+    return out;
+  }
+
+  filter.m = filter.n = filter.k = std::nullopt;
+  auto sizes = store_.measuredSizes(filter);
+  std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
+    double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
+    if (da != db) return da < db;
+    double va = static_cast<double>(a.m) * a.n * a.k, vb = static_cast<double>(b.m) * b.n * b.k;
+    if (va != vb) return va > vb;
+    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+  });
+  for (const auto& size : sizes) {
+    if (size == asked) continue;  // already tried as exact
+    filter.m = size.m;
+    filter.n = size.n;
+    filter.k = size.k;
+    auto rows = store_.results(filter);
+    if (auto c = firstValid(rows, gpu, asked, false)) {
+      fill(*c, MatchQuality::nearest_size, size);
+      return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace gemmtune::db

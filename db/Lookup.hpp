@@ -1,0 +1,91 @@
+// Lookup: the best measured configuration for a GPU and a problem, read from an untrusted
+// database. Every candidate row is re-validated (its name parses to a known family and a valid
+// configuration, it is not stale, it fits the GPU's limits) before it is returned; a row that
+// fails is skipped and logged once. Answers are memoised per Lookup object.
+//
+// Match rule: `exact` when an ok row exists at the asked M, N, K (same layout and β class);
+// otherwise `nearest_size`: the measured size with the smallest
+//     d = |log2(M/M')| + |log2(N/N')| + |log2(K/K')|
+// (ties: the larger M'·N'·K', then the smaller M', N', K'), and of its rows the fastest valid
+// one, in its guarded form unless its tiles divide the asked size; `none` when nothing is valid.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "CacheKey.hpp"
+#include "Database.hpp"
+#include "Family.hpp"
+#include "ResultStore.hpp"
+#include "gemmtune/GpuSpec.hpp"
+
+namespace gemmtune::db {
+
+enum class MatchQuality { exact, nearest_size, none };
+std::string_view toString(MatchQuality quality);
+
+struct LookupResult {
+  MatchQuality quality = MatchQuality::none;
+  std::optional<Config> config;  // runnable at the asked size (guarded when the tiles do not divide it)
+  std::string instance;          // config->name()
+  std::string measuredInstance;  // the instance of the row (differs when switched to guarded)
+  ProblemKey measuredProblem;    // where the row was measured
+  double distance = 0;           // 0 for exact
+  double gflops = 0;             // measured, at measuredProblem
+  double medianMs = 0;
+  std::optional<double> cublasGflops;  // cuBLAS at measuredProblem, when measured
+  std::int64_t rowId = 0;
+  // The stored binary, only when `instance` is the measured one (else compile `instance`).
+  std::string cubin;
+  std::string loweredName;
+  int dynamicSmemBytes = 0;
+  int threadsPerBlock = 0;
+};
+
+// Why a row cannot be used on `gpu` at `problem`; nullopt when it can. Exposed for tests and
+// for `results`.
+std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu);
+
+// d as in the match rule above.
+double sizeDistance(const ProblemKey& asked, const ProblemKey& measured);
+
+class Lookup {
+ public:
+  Lookup(Database& db, PresentEnvironment present);
+
+  // `family` empty: any family.
+  LookupResult best(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family = {});
+  // Forget memoised answers, e.g. after new results were written through another connection.
+  void clear();
+  // How many answers were computed from the database rather than memoised (for tests).
+  std::size_t computedCount() const { return computed_; }
+
+ private:
+  struct Candidate {
+    Config config;
+    const StoredResult* row;
+  };
+  LookupResult compute(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family);
+  std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
+  // The first valid row among `rows` (ordered fastest first) for use at `asked`.
+  std::optional<Candidate> firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
+                                      const ProblemKey& asked, bool exact);
+  void skip(const StoredResult& row, const std::string& why);
+
+  Database& db_;
+  ResultStore store_;
+  PresentEnvironment present_;
+  std::mutex mutex_;  // one SQLite connection: lookups from several threads take turns
+  std::unordered_map<std::string, LookupResult> memo_;
+  std::set<std::string> reported_;
+  std::size_t computed_ = 0;
+};
+
+}  // namespace gemmtune::db

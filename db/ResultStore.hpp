@@ -1,0 +1,156 @@
+// ResultStore: the tuner's writes (GPUs, runs, one result per candidate and problem, cuBLAS
+// baselines) and the reads behind `results`, `export` and `--resume`.
+//
+// A result is identified by its cache key: the store keeps one row per key, and a write or an
+// import replaces a row only with a measurement taken later (ties keep the stored row), so
+// re-importing a file changes nothing and an old file never overwrites a newer measurement.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "CacheKey.hpp"
+#include "Database.hpp"
+#include "Family.hpp"
+#include "gemmtune/GpuSpec.hpp"
+
+namespace gemmtune::db {
+
+struct RunInfo {
+  GpuSpec gpu;
+  int driverVersion = 0;
+  std::string nvrtcVersion;
+  std::string toolVersion;  // empty: this build's version
+  std::string commandLine;
+  std::string host;         // empty: this host's name
+  std::string uid;          // empty: a new random id (import passes the original)
+  std::string startedAt;    // empty: now
+  std::string endedAt;      // empty: still running
+};
+
+struct ResultRecord {
+  CacheKey key;  // GPU fingerprint, versions, source hash, instance, problem
+  std::string family;
+  std::string params = "{}";  // JSON object, e.g. {"BM":64,"BN":64,"BK":8,"TM":8}
+  // "ok", "rejected", "compile_error", "launch_error", "runtime_fault", "timeout",
+  // "worker_died", "wrong_result", "pruned"; the part after ':' goes to statusReason.
+  std::string status = "ok";
+  std::string statusReason;
+  std::string errorText;  // compile log, error text, max error explanation
+  std::optional<double> medianMs, minMs, spread;
+  std::optional<int> reps;
+  bool partial = false;
+  std::optional<double> gflops;  // computed from medianMs and the problem when absent
+  std::optional<double> maxError;
+  std::optional<int> smClockMHz, threadsPerBlock, registers, staticSmemBytes, dynamicSmemBytes, stackFrameBytes,
+      spillStoreBytes, spillLoadBytes;
+  std::optional<double> occupancy;  // 0..1
+  std::string limiter;              // "threads", "registers", "shared memory", ...
+  std::string loweredName;          // entry point of the cubin
+  std::string cubin;                // ELF bytes; empty when not kept
+  std::string measuredAt;           // empty: now
+
+  const std::string& instance() const { return key.instance; }
+  // "rejected:smem" -> status "rejected", reason "smem".
+  void setStatus(std::string_view full);
+  std::string fullStatus() const;
+  // Family, instance name and parameters from a configuration.
+  void setConfig(const Config& config);
+};
+
+struct StoredResult : ResultRecord {
+  std::int64_t id = 0, runId = 0, gpuId = 0;
+  std::string cacheKeyHash;
+  std::string gpuName;
+  std::string runUid;
+};
+
+struct StoredGpu {
+  std::int64_t id = 0;
+  std::string fingerprint;
+  GpuSpec spec;
+  std::string firstSeen;
+  std::string lastRunAt;  // empty when no run recorded
+};
+
+struct StoredRun : RunInfo {
+  std::int64_t id = 0;
+  std::string gpuFingerprint;
+};
+
+struct BaselineRecord {
+  std::string library = "cublas";
+  std::string libraryVersion;
+  ProblemKey problem;
+  double medianMs = 0;
+  double gflops = 0;  // computed from medianMs when 0
+  std::string measuredAt;  // empty: now
+};
+
+struct StoredBaseline : BaselineRecord {
+  std::string gpuFingerprint;
+  std::string runUid;
+};
+
+struct ResultFilter {
+  std::optional<std::int64_t> gpuId;
+  std::optional<long long> m, n, k;
+  std::optional<std::string> family;
+  std::optional<std::string> status;  // "ok", or a full status "rejected:smem"
+  std::optional<std::string> layout, betaClass;
+  bool withCubin = false;
+};
+
+// Statuses after which `tune --resume` does not measure the candidate again. `worker_died`
+// (the worker may have died for another reason) and `pruned` (relative to that run's best so
+// far) are not final.
+bool isFinalStatus(std::string_view status);
+// Throws DataError naming the first field that is out of range or inconsistent.
+void validateResult(const ResultRecord& r);
+
+double gflopsOf(const ProblemKey& p, double medianMs);
+
+class ResultStore {
+ public:
+  explicit ResultStore(Database& db) : db_(db) {}
+
+  // --- for the tuner: each call is its own transaction -----------------------------------
+  std::int64_t recordGpu(const GpuSpec& gpu);
+  std::int64_t beginRun(const RunInfo& run);
+  void endRun(std::int64_t runId);
+  // Validates, then stores `r` unless a measurement of the same cache key taken later is
+  // stored. Returns true when the row was written. The key's GPU must be the run's GPU.
+  bool recordResult(std::int64_t runId, const ResultRecord& r);
+  bool recordBaseline(std::int64_t runId, const BaselineRecord& b);
+
+  // --resume: cache key hash -> full status, for rows of this GPU with a final status. A
+  // candidate whose CacheKey::hash() is present needs no new measurement.
+  std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const;
+
+  // --- reads ------------------------------------------------------------------------------
+  std::vector<StoredGpu> gpus() const;
+  std::vector<StoredRun> runs() const;
+  std::vector<StoredResult> results(const ResultFilter& filter) const;
+  // The distinct problems among the rows the filter selects (its m, n, k ignored).
+  std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const;
+  std::string cubinOf(std::int64_t resultId) const;
+  std::vector<StoredBaseline> baselines() const;
+  // The latest baseline GFLOP/s for this GPU and problem, when one was measured.
+  std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p, std::string_view library = "cublas") const;
+
+  // --- building blocks for import: call inside a Transaction ------------------------------
+  std::int64_t upsertGpu(const GpuSpec& gpu, const std::string& firstSeen);
+  // Returns the run's id; an existing uid keeps its row (an end time is filled in if missing).
+  std::int64_t insertRun(std::int64_t gpuId, const RunInfo& run);
+  bool upsertResult(std::int64_t runId, std::int64_t gpuId, const ResultRecord& r);
+  bool upsertBaseline(std::int64_t runId, std::int64_t gpuId, const BaselineRecord& b);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace gemmtune::db

@@ -1,0 +1,28 @@
+// Schema: the results store's tables and the migrations that build them. The file carries
+// PRAGMA application_id (it is ours) and PRAGMA user_version (which schema it has); migrations
+// run in one BEGIN IMMEDIATE transaction, so a crash leaves the old schema intact and two
+// processes opening a new file at once do not both create it.
+#pragma once
+
+#include <cstdint>
+
+namespace gemmtune::db {
+
+class Database;
+
+inline constexpr std::int32_t kApplicationId = 0x474D5455;  // "GMTU"
+inline constexpr int kSchemaVersion = 1;
+
+struct SchemaState {
+  std::int64_t applicationId = 0;
+  int version = 0;
+  bool empty = true;     // a new (possibly 0-byte) file: no tables, no application_id
+  bool foreign = false;  // another program's database
+};
+
+SchemaState readSchemaState(const Database& db);
+
+// Brings a writable database to kSchemaVersion. Throws DataError for foreign or newer files.
+void migrateSchema(Database& db);
+
+}  // namespace gemmtune::db

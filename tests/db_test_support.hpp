@@ -1,0 +1,116 @@
+// Shared fixtures for the results-store tests: a scratch directory, a known GPU, and result
+// records that pass validation.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "CacheKey.hpp"
+#include "FamilyRegistry.hpp"
+#include "ResultStore.hpp"
+
+namespace gemmtune::test {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "gemmtune-db-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string readBytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void writeBytes(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// An H100-like GPU; `smCount` varies the fingerprint.
+inline GpuSpec testGpu(int smCount = 132) {
+  GpuSpec g;
+  g.name = "NVIDIA H100 80GB HBM3";
+  g.ccMajor = 9;
+  g.ccMinor = 0;
+  g.smCount = smCount;
+  g.maxThreadsPerBlock = 1024;
+  g.smemPerSm = 228 * 1024;
+  g.smemPerBlockOptin = 227 * 1024;
+  g.smemReservedPerBlock = 1024;
+  g.l2Bytes = 50 * 1024 * 1024;
+  g.memClockKhz = 2619000;
+  g.memBusWidthBits = 5120;
+  g.uuid = "GPU-1234";
+  return g;
+}
+
+inline constexpr const char* kNvrtc = "13.0";
+inline constexpr int kDriver = 13000;
+
+inline db::RunInfo testRun(const GpuSpec& gpu = testGpu()) {
+  db::RunInfo r;
+  r.gpu = gpu;
+  r.driverVersion = kDriver;
+  r.nvrtcVersion = kNvrtc;
+  r.commandLine = "gemmtune tune --size 4096";
+  r.host = "testhost";
+  return r;
+}
+
+// The source hash the present build computes for this family's template.
+inline std::string currentSourceHash(const Config& c) {
+  return *db::PresentEnvironment::thisBuild().sourceHashOf(c);
+}
+
+// An ok result for `instance` at M×N×K with the given GFLOP/s, keyed for the present build.
+inline db::ResultRecord okResult(const std::string& instance, long long m, long long n, long long k, double gflops,
+                                 const GpuSpec& gpu = testGpu()) {
+  Config c = FamilyRegistry::builtin().parseName(instance);
+  db::ResultRecord r;
+  r.setConfig(c);
+  r.key.gpuFingerprint = db::gpuFingerprint(gpu);
+  r.key.driverVersion = kDriver;
+  r.key.nvrtcVersion = *db::PresentEnvironment::thisBuild().nvrtcVersion;
+  r.key.arch = gpu.arch();
+  r.key.compileOptions = *db::PresentEnvironment::thisBuild().compileOptions;
+  r.key.sourceHash = currentSourceHash(c);
+  r.key.problem = {m, n, k};
+  r.gflops = gflops;
+  r.medianMs = 2.0 * m * n * k / (gflops * 1e6);
+  r.minMs = *r.medianMs * 0.98;
+  r.spread = 0.01;
+  r.reps = 20;
+  r.registers = 40;
+  r.threadsPerBlock = c.family->threadsPerBlock(c);
+  r.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
+  r.staticSmemBytes = c.family->staticSmemBytes(c);
+  r.occupancy = 0.5;
+  r.limiter = "registers";
+  r.maxError = 1e-6;
+  r.smClockMHz = 1980;
+  r.loweredName = "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfS1_fPf";
+  r.cubin = std::string("\x7f" "ELF\0\1\2", 7) + instance;
+  return r;
+}
+
+}  // namespace gemmtune::test

@@ -1,0 +1,135 @@
+// fake_worker: speaks the worker protocol without a GPU and misbehaves on purpose, so the
+// WorkerClient's deadlines, restarts and canary logic can be tested on any machine.
+//   fake_worker MODE STATE_DIR
+// Every start and request is appended to STATE_DIR/log ("start", "canary", "problem", "run").
+// Modes: healthy, no-gpu, hang-hello, bad-canary, crash-on-run, hang-on-run, garbage-on-run,
+// noncbor-on-run, fault-on-run, refuse-run, exit-after-canary, crash-then-sick.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "worker/WorkerWire.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+std::string mode, stateDir;
+
+void note(const std::string& what) { std::ofstream(stateDir + "/log", std::ios::app) << what << "\n"; }
+
+int starts() {
+  int n = 0;
+  std::ifstream in(stateDir + "/log");
+  for (std::string line; std::getline(in, line);) n += line == "start";
+  return n;
+}
+
+void send(const std::string& bytes) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(1, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) std::_Exit(4);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void reply(const nlohmann::json& j) { send(wire::encodeFrame(j)); }
+
+bool receive(nlohmann::json& out) {
+  unsigned char h[wire::kHeaderBytes];
+  for (std::size_t got = 0; got < sizeof h;) {
+    ssize_t n = ::read(0, h + got, sizeof h - got);
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  std::string payload(*wire::payloadLength(h), '\0');
+  for (std::size_t got = 0; got < payload.size();) {
+    ssize_t n = ::read(0, payload.data() + got, payload.size() - got);
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  out = wire::decodePayload(payload);
+  return true;
+}
+
+[[noreturn]] void hangWithGrandchild() {
+  if (::fork() == 0) {
+    ::execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  for (;;) ::pause();
+}
+
+CandidateResult okResult() {
+  CandidateResult r;
+  r.status = "ok";
+  r.medianMs = r.minMs = 1.0;
+  r.reps = 5;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  mode = argv[1];
+  stateDir = argv[2];
+  const bool sickStart = mode == "crash-then-sick" && starts() >= 1;
+  note("start");
+  if (mode == "no-gpu") {
+    reply(wire::errorReply("no CUDA driver: libcuda.so.1 not found", 69));
+    return 69;
+  }
+  if (mode == "hang-hello") hangWithGrandchild();
+  WorkerInfo info;
+  info.name = "Fake GPU";
+  info.arch = "sm_90";
+  reply(wire::helloReply(info));
+
+  for (nlohmann::json req; receive(req);) {
+    const std::string op = req.at("op");
+    note(op);
+    if (op == "shutdown") {
+      reply(wire::okReply());
+      return 0;
+    }
+    if (op == "canary") {
+      CandidateResult r = okResult();
+      if (mode == "bad-canary" || sickStart) r.status = "wrong_result";
+      reply(wire::resultReply(r, false));
+      if (mode == "exit-after-canary") return 0;
+      continue;
+    }
+    if (op == "problem") {
+      reply(wire::okReply());
+      continue;
+    }
+    // run / cublas
+    if (mode == "crash-on-run" || mode == "crash-then-sick") ::abort();
+    if (mode == "hang-on-run") hangWithGrandchild();
+    if (mode == "garbage-on-run") {
+      send(std::string("\xff\xff\xff\xff garbage", 12));
+      for (;;) ::pause();
+    }
+    if (mode == "noncbor-on-run") {
+      send(std::string("\x03\x00\x00\x00\xff\xfe\xfd", 7));
+      for (;;) ::pause();
+    }
+    if (mode == "fault-on-run") {
+      CandidateResult r;
+      r.status = "runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS";
+      r.detail = "cuStreamSynchronize: an illegal memory access was encountered";
+      reply(wire::resultReply(r, true));
+      return 3;
+    }
+    if (mode == "refuse-run") {
+      reply(wire::errorReply("no problem set: send a problem before candidates or cuBLAS timings", 2));
+      continue;
+    }
+    reply(wire::resultReply(okResult(), false));
+  }
+  return 0;
+}

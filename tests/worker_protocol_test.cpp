@@ -1,0 +1,152 @@
+// Worker protocol and the worker's pure parts: wire round-trips, frame headers, the problem
+// layout, timing statistics, and that the helper kernels compile with NVRTC (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "NvrtcCompiler.hpp"
+#include "gemmtune/Errors.hpp"
+#include "worker/HelperKernels.hpp"
+#include "worker/ProblemLayout.hpp"
+#include "worker/TimingStats.hpp"
+#include "worker/WorkerWire.hpp"
+
+using namespace gemmtune;
+using nlohmann::json;
+
+namespace {
+
+json roundTrip(const json& message) {
+  std::string frame = wire::encodeFrame(message);
+  auto n = wire::payloadLength(reinterpret_cast<const unsigned char*>(frame.data()));
+  EXPECT_TRUE(n.has_value());
+  EXPECT_EQ(*n + wire::kHeaderBytes, frame.size());
+  return wire::decodePayload(std::string_view(frame).substr(wire::kHeaderBytes));
+}
+
+}  // namespace
+
+TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
+  CandidateRequest r;
+  r.instance = "blocktile1d_bm64_bn64_bk8_tm8";
+  r.cubin = std::string("\x7f" "ELF\0\0\xff\x01", 8) + std::string(100000, '\0');
+  r.loweredName = "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfiS1_ifPfi";
+  r.grid = {16, 32, 1};
+  r.block = {512, 1, 1};
+  r.dynamicSmemBytes = 70000;
+  r.verify = false;
+  r.timing.bestSoFarMs = 1.25;
+  r.timing.minReps = 7;
+  json back = roundTrip(wire::runRequest(r));
+  EXPECT_EQ(back.at("op"), "run");
+  auto got = back.at("candidate").get<CandidateRequest>();
+  EXPECT_EQ(got.cubin, r.cubin);
+  EXPECT_EQ(got.loweredName, r.loweredName);
+  EXPECT_EQ(got.grid.y, 32u);
+  EXPECT_EQ(got.block.x, 512u);
+  EXPECT_EQ(got.dynamicSmemBytes, 70000);
+  EXPECT_FALSE(got.verify);
+  EXPECT_TRUE(got.time);
+  EXPECT_EQ(got.timing.bestSoFarMs, 1.25);
+  EXPECT_EQ(got.timing.minReps, 7);
+}
+
+TEST(WorkerWire, ResultKeepsInfiniteErrorAndFatalFlag) {
+  CandidateResult r;
+  r.status = "wrong_result";
+  r.detail = "random normal: 1 NaN";
+  r.maxError = std::numeric_limits<double>::infinity();
+  r.medianMs = 0.5;
+  r.partial = true;
+  json back = roundTrip(wire::resultReply(r, true));
+  EXPECT_TRUE(back.at("fatal").get<bool>());
+  auto got = back.at("result").get<CandidateResult>();
+  EXPECT_EQ(got.status, r.status);
+  EXPECT_TRUE(std::isinf(got.maxError));
+  EXPECT_TRUE(got.partial);
+  EXPECT_EQ(got.medianMs, 0.5);
+}
+
+TEST(WorkerWire, ProblemHelloAndErrors) {
+  Problem p{4096, 1024, 512, 2.0};
+  auto gotP = roundTrip(wire::problemRequest(p)).at("problem").get<Problem>();
+  EXPECT_EQ(gotP.M, 4096);
+  EXPECT_EQ(gotP.N, 1024);
+  EXPECT_EQ(gotP.K, 512);
+  EXPECT_EQ(gotP.beta, 2.0);
+  WorkerInfo i;
+  i.name = "NVIDIA H100 80GB HBM3";
+  i.arch = "sm_90";
+  i.l2Bytes = 50 << 20;
+  auto gotI = roundTrip(wire::helloReply(i)).at("hello").get<WorkerInfo>();
+  EXPECT_EQ(gotI.name, i.name);
+  EXPECT_EQ(gotI.l2Bytes, i.l2Bytes);
+  auto e = roundTrip(wire::errorReply("no CUDA driver", 69));
+  EXPECT_FALSE(e.at("ok").get<bool>());
+  EXPECT_EQ(e.at("exit_code"), 69);
+}
+
+TEST(WorkerWire, RejectsAbsurdLengthsAndNonCbor) {
+  const unsigned char huge[4] = {0xff, 0xff, 0xff, 0xff};
+  EXPECT_FALSE(wire::payloadLength(huge).has_value());
+  EXPECT_THROW(wire::decodePayload("\xff\xfe garbage"), std::exception);
+  EXPECT_THROW(wire::decodePayload(std::string("\x01", 1)), std::runtime_error);  // CBOR 1: not an object
+}
+
+TEST(ProblemLayout, RotationCopiesExceedTwiceL2AndStopWhenLarge) {
+  const long long l2 = 50LL << 20;
+  auto small = ProblemLayout::of({1024, 1024, 1024}, l2);
+  EXPECT_EQ(small.rotationCopies, 9);  // 12 MiB per set, 100 MiB wanted
+  EXPECT_GE(small.rotationCopies * 12LL << 20, 2 * l2);
+  EXPECT_EQ(ProblemLayout::of({8192, 8192, 8192}, l2).rotationCopies, 1);
+  EXPECT_EQ(ProblemLayout::of({17, 33, 7}, l2).rotationCopies, ProblemLayout::kMaxRotationCopies);
+  auto big = ProblemLayout::of({8192, 8192, 8192}, l2);
+  EXPECT_EQ(big.deviceBytes, 13ull * 8192 * 8192 * 4);
+}
+
+TEST(ProblemLayout, IntegerRangeKeepsSumsExact) {
+  EXPECT_EQ(ProblemLayout::of({64, 64, 8192}, 0).intRange, 8);
+  auto deep = ProblemLayout::of({64, 64, 1 << 20}, 0);
+  EXPECT_LE(static_cast<double>(1 << 20) * deep.intRange * deep.intRange + 2 * deep.intRange, 16777216.0);
+  EXPECT_GE(deep.intRange, 1);
+}
+
+TEST(ProblemLayout, RejectsEmptyAndHugeDimensions) {
+  EXPECT_THROW(ProblemLayout::of({0, 4, 4}, 0), UsageError);
+  EXPECT_THROW(ProblemLayout::of({4, 4, 1LL << 32}, 0), UsageError);
+}
+
+TEST(TimingStats, MedianMinAndInterquartileSpread) {
+  auto s = summarize({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.reps, 5);
+  EXPECT_DOUBLE_EQ(s.medianMs, 3);
+  EXPECT_DOUBLE_EQ(s.minMs, 1);
+  EXPECT_DOUBLE_EQ(s.spread, (4.0 - 2.0) / 3.0);
+  EXPECT_EQ(summarize({}).reps, 0);
+}
+
+TEST(TimingStats, StopRule) {
+  TimingPolicy p;
+  p.minReps = 3;
+  p.maxReps = 10;
+  p.spreadTarget = 0.05;
+  p.budgetMs = 100;
+  EXPECT_EQ(timingStop(p, summarize({1, 1}), 2), TimingStop::Continue);         // below minReps
+  EXPECT_EQ(timingStop(p, summarize({1, 1, 1}), 3), TimingStop::Spread);
+  EXPECT_EQ(timingStop(p, summarize({1, 2, 3}), 6), TimingStop::Continue);      // noisy, budget left
+  EXPECT_EQ(timingStop(p, summarize({10, 20, 30, 40}), 100), TimingStop::Budget);
+  EXPECT_EQ(timingStop(p, summarize(std::vector<double>(10, 1.0)), 10), TimingStop::MaxReps);
+  p.bestSoFarMs = 1;
+  p.earlyStopRatio = 1.5;
+  EXPECT_EQ(timingStop(p, summarize({2, 2, 2}), 6), TimingStop::Slower);
+  EXPECT_EQ(timingStop(p, summarize({1.2, 1.2, 1.2}), 3.6), TimingStop::Spread);
+}
+
+TEST(HelperKernels, CompileForHopperWithEveryEntryPoint) {
+  CompileResult r = NvrtcCompiler::compile(HelperKernels::source(), HelperKernels::anchorKernel(), "sm_90");
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.loweredName, "gt_compare");
+  for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_constant", "gt_abs_copy", "gt_compare", "gt_canary_sgemm"})
+    EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
+}

@@ -1,0 +1,9 @@
+# GPU worker: protocol and pure parts (cpu), the client against fake workers (cpu), and the
+# worker itself on a GPU: verification, timing, faults (gpu).
+add_executable(fake_worker fake_worker.cpp)
+target_link_libraries(fake_worker PRIVATE gemmtune_tuner gemmtune_warnings)
+
+gemmtune_add_test(worker_protocol_test SOURCES worker_protocol_test.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(worker_client_test SOURCES worker_client_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
+target_compile_definitions(worker_client_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(worker_client_test fake_worker)

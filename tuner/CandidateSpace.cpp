@@ -1,0 +1,132 @@
+#include "CandidateSpace.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "FamilyRegistry.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+bool parsePositive(std::string_view s, long long& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && ec == std::errc() && p == s.data() + s.size() && out >= 1;
+}
+
+std::string paramNames(const Family& f) {
+  std::string out;
+  for (const auto& p : f.params) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+// The family with the fixed parameters' domains replaced by their one value.
+Family restricted(const Family& f, const std::map<std::string, int>& fixed) {
+  Family out = f;
+  for (auto& p : out.params)
+    if (auto it = fixed.find(p.name); it != fixed.end()) p.domain = {it->second};
+  return out;
+}
+
+}  // namespace
+
+std::vector<Config> spaceConfigs(const Family& family, const SpaceOptions& options) {
+  const Family narrowed = restricted(family, options.fixed);
+  // Configs must point at the caller's family (it outlives them), not at the local copy.
+  std::vector<Config> points = FamilyRegistry::enumerate(narrowed, true);
+  std::vector<Config> out;
+  for (auto& p : points) {
+    p.family = &family;
+    if (options.bothForms) {
+      Config unguarded = p;
+      unguarded.guarded = false;
+      out.push_back(std::move(unguarded));
+      out.push_back(std::move(p));
+    } else {
+      // Tile edges must be positive to test divisibility; a violated constraint is reported later.
+      p.guarded = !(options.size && !p.violated() && p.divides(options.size->M, options.size->N, options.size->K));
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::vector<Candidate> screenSpace(const Family& family, const GpuSpec& gpu, const SpaceOptions& options) {
+  std::vector<Candidate> out;
+  for (const auto& config : spaceConfigs(family, options)) out.push_back(checkBeforeCompile(config, gpu, options.size));
+  return out;
+}
+
+void compileSpace(std::vector<Candidate>& candidates, const GpuSpec& gpu, Compiler& compiler, const SpaceOptions& options) {
+  std::vector<Config> configs;
+  std::vector<Candidate*> targets;
+  for (auto& c : candidates)
+    if (c.accepted()) {
+      configs.push_back(c.config);
+      targets.push_back(&c);
+    }
+  std::vector<CompileResult> results = compiler.compileAll(configs, gpu.arch());
+  for (size_t i = 0; i < targets.size(); ++i)
+    checkAfterCompile(*targets[i], gpu, std::make_shared<const CompileResult>(std::move(results[i])), options.size, options.filter);
+}
+
+std::vector<Candidate> buildSpace(const Family& family, const GpuSpec& gpu, Compiler& compiler, const SpaceOptions& options) {
+  std::vector<Candidate> candidates = screenSpace(family, gpu, options);
+  compileSpace(candidates, gpu, compiler, options);
+  return candidates;
+}
+
+SpaceSummary SpaceSummary::of(const std::vector<Candidate>& candidates) {
+  SpaceSummary s;
+  for (const auto& c : candidates) {
+    ++s.enumerated;
+    if (c.compiled) ++s.compiled;
+    switch (c.stage) {
+      case CandidateStage::Static:
+      case CandidateStage::BeforeCompile: ++s.staticallyRejected; break;
+      case CandidateStage::Compile: ++s.compileErrors; break;
+      case CandidateStage::AfterCompile: ++s.rejectedAfterCompile; break;
+      case CandidateStage::Pruned: ++s.pruned; break;
+      case CandidateStage::Accepted: ++s.accepted; break;
+    }
+  }
+  return s;
+}
+
+std::string SpaceSummary::line() const {
+  return fmt::format("{} enumerated, {} statically rejected, {} compiled, {} compile errors, {} rejected after compile, "
+                     "{} pruned, {} left to time",
+                     enumerated, staticallyRejected, compiled, compileErrors, rejectedAfterCompile, pruned, accepted);
+}
+
+GemmShape parseOneSize(std::string_view text) {
+  std::vector<GemmShape> sizes = parseSizes(text);
+  if (sizes.size() != 1)
+    throw UsageError(fmt::format("bad size '{}': give one problem (e.g. 4096 or 4096x1024x512), not {}", text, sizes.size()));
+  return sizes.front();
+}
+
+std::map<std::string, int> parseFixedParams(const Family& family, std::string_view text) {
+  std::map<std::string, int> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    start = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string name(item.substr(0, eq));
+    for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (eq == std::string_view::npos || family.paramIndex(name) < 0)
+      throw UsageError(fmt::format("'{}' is not NAME=VALUE with NAME one of {} ({})", item, paramNames(family), family.name));
+    long long v = 0;
+    if (!parsePositive(item.substr(eq + 1), v) || v > 1 << 20)
+      throw UsageError(fmt::format("parameter {} must be a positive integer, got '{}'", name, item.substr(eq + 1)));
+    if (!out.emplace(name, static_cast<int>(v)).second) throw UsageError(fmt::format("parameter {} given twice", name));
+  }
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,29 @@
+// TuneOptions: what `gemmtune tune` was asked to do, independent of the command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "CandidateFilter.hpp"
+#include "Family.hpp"
+#include "SizeSpec.hpp"
+#include "WorkerProtocol.hpp"
+
+namespace gemmtune {
+
+struct TuneOptions {
+  std::vector<GemmShape> sizes;
+  std::vector<const Family*> families;
+  bool resume = true;        // skip candidates that already have a final status in the DB
+  double budgetSec = 0;      // per size, GPU work; 0: no limit beyond the pruning rules
+  // Candidates carried from one size to the next larger one: the best `carry` of each family
+  // at the previous size are timed, the rest are recorded as pruned:rank. 0 times everything.
+  int carry = 24;
+  int finalists = 3;         // per family, re-timed interleaved with cuBLAS before declaring
+  FilterOptions filter;
+  TimingPolicy timing;
+  std::string selfExe;       // this binary: the worker process runs `<selfExe> worker`
+  std::string commandLine;
+};
+
+}  // namespace gemmtune

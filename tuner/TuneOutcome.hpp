@@ -1,0 +1,41 @@
+// TuneOutcome: what one tuning run found for one GPU and problem, for the final table and --json.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "SizeSpec.hpp"
+
+namespace gemmtune {
+
+struct FamilyOutcome {
+  std::string family;
+  std::string bestInstance;          // empty: no ok candidate
+  double bestMs = 0;
+  bool bestPartial = false;
+  std::string classicInstance;       // the well-known fixed configuration of the family
+  std::optional<double> classicMs;
+  std::map<std::string, int> statusCounts;  // "ok" -> 40, "rejected" -> 300, ...
+};
+
+struct SizeOutcome {
+  GemmShape shape;
+  std::optional<double> cublasMs;
+  std::vector<FamilyOutcome> families;
+  std::string bestInstance;          // over all families
+  double bestMs = 0;
+  int timed = 0, resumed = 0;
+};
+
+struct GpuOutcome {
+  std::string gpuName;
+  std::vector<SizeOutcome> sizes;
+  double wallSeconds = 0;
+  double gpuBusySeconds = 0;         // wall time the worker spent on requests
+  int workerRestarts = 0;
+  bool interrupted = false;
+};
+
+}  // namespace gemmtune

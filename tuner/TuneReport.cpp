@@ -1,0 +1,71 @@
+#include "TuneReport.hpp"
+
+#include <fmt/format.h>
+
+namespace gemmtune {
+
+namespace {
+
+double tflops(const GemmShape& s, double ms) { return ms > 0 ? s.flops() / (ms * 1e-3) / 1e12 : 0; }
+
+std::string counts(const FamilyOutcome& f) {
+  std::string out;
+  for (const auto& [status, n] : f.statusCounts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, status);
+  return out;
+}
+
+}  // namespace
+
+std::string formatTuneTable(const std::vector<GpuOutcome>& outcomes) {
+  std::string out;
+  for (const auto& g : outcomes) {
+    out += fmt::format("{}: {} size(s) in {:.1f} s wall, GPU busy {:.0f} %, {} worker restart(s){}\n", g.gpuName,
+                       g.sizes.size(), g.wallSeconds, g.wallSeconds > 0 ? 100 * g.gpuBusySeconds / g.wallSeconds : 0,
+                       g.workerRestarts, g.interrupted ? " (interrupted: run again to resume)" : "");
+    for (const auto& s : g.sizes) {
+      out += fmt::format("\nsize {}  cuBLAS {}  ({} timed, {} resumed)\n", s.shape.str(),
+                         s.cublasMs ? fmt::format("{:.1f} TFLOP/s", tflops(s.shape, *s.cublasMs)) : "n/a", s.timed,
+                         s.resumed);
+      out += fmt::format("  {:<12} {:<40} {:>8} {:>9} {:>11}  {}\n", "family", "best", "TFLOP/s", "% cuBLAS",
+                         "vs classic", "candidates");
+      for (const auto& f : s.families) {
+        std::string best = f.bestInstance.empty() ? "(none ok)" : f.bestInstance + (f.bestPartial ? "*" : "");
+        std::string tf = f.bestInstance.empty() ? "-" : fmt::format("{:.1f}", tflops(s.shape, f.bestMs));
+        std::string pct = (s.cublasMs && !f.bestInstance.empty()) ? fmt::format("{:.0f} %", 100 * *s.cublasMs / f.bestMs) : "-";
+        std::string vs = (f.classicMs && !f.bestInstance.empty()) ? fmt::format("{:.2f}x", *f.classicMs / f.bestMs) : "-";
+        out += fmt::format("  {:<12} {:<40} {:>8} {:>9} {:>11}  {}\n", f.family, best, tf, pct, vs, counts(f));
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json tuneJson(const std::vector<GpuOutcome>& outcomes) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : outcomes) {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const auto& s : g.sizes) {
+      nlohmann::json fams = nlohmann::json::array();
+      for (const auto& f : s.families) {
+        nlohmann::json jf = {{"family", f.family}, {"classic", f.classicInstance}, {"status_counts", f.statusCounts}};
+        if (!f.bestInstance.empty())
+          jf["best"] = {{"instance", f.bestInstance}, {"median_ms", f.bestMs}, {"tflops", tflops(s.shape, f.bestMs)},
+                        {"partial", f.bestPartial}};
+        if (f.classicMs) jf["classic_median_ms"] = *f.classicMs;
+        fams.push_back(jf);
+      }
+      nlohmann::json js = {{"m", s.shape.M}, {"n", s.shape.N}, {"k", s.shape.K}, {"families", fams},
+                           {"timed", s.timed}, {"resumed", s.resumed}};
+      if (s.cublasMs) js["cublas"] = {{"median_ms", *s.cublasMs}, {"tflops", tflops(s.shape, *s.cublasMs)}};
+      if (!s.bestInstance.empty()) js["best"] = {{"instance", s.bestInstance}, {"median_ms", s.bestMs}};
+      sizes.push_back(js);
+    }
+    gpus.push_back({{"gpu", g.gpuName}, {"sizes", sizes}, {"wall_seconds", g.wallSeconds},
+                    {"gpu_busy_seconds", g.gpuBusySeconds}, {"worker_restarts", g.workerRestarts},
+                    {"interrupted", g.interrupted}});
+  }
+  return {{"gpus", gpus}};
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,439 @@
+#include "TuningEngine.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <set>
+
+#include "CandidateFilter.hpp"
+#include "CandidateSpace.hpp"
+#include "CudaDriver.hpp"
+#include "NvrtcCompiler.hpp"
+#include "Sha256.hpp"
+#include "WorkerClient.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string baseName(const Config& c) {
+  Config u = c;
+  u.guarded = false;
+  return u.name();
+}
+
+Config classicConfig(const Family& f, const GemmShape& s) {
+  Config c{&f, f.classic, false};
+  c.guarded = !c.divides(s.M, s.N, s.K);
+  return c;
+}
+
+double tflops(const GemmShape& s, double ms) { return ms > 0 ? s.flops() / (ms * 1e-3) / 1e12 : 0; }
+
+// Status family used for the counts in the final table: "rejected:smem" -> "rejected".
+std::string statusClass(const std::string& status) { return status.substr(0, status.find(':')); }
+
+}  // namespace
+
+TuningEngine::TuningEngine(GpuSpec gpu, Compiler& compiler, db::Database& db, const TuneOptions& options,
+                           ProgressLine& progress, const std::atomic<bool>& stop)
+    : gpu_(std::move(gpu)), compiler_(compiler), db_(db), store_(db), options_(options), progress_(progress),
+      stop_(stop) {}
+
+TuningEngine::~TuningEngine() = default;
+
+const std::string& TuningEngine::sourceHashOf(const Family& family) {
+  auto it = sourceHashes_.find(&family);
+  if (it == sourceHashes_.end())
+    it = sourceHashes_.emplace(&family, Sha256::of(compiler_.source(Config{&family, family.classic, false}))).first;
+  return it->second;
+}
+
+db::CacheKey TuningEngine::keyFor(const Config& config, const std::string& sourceHash, const GemmShape& s) const {
+  db::CacheKey k;
+  k.gpuFingerprint = db::gpuFingerprint(gpu_);
+  k.driverVersion = driverVersion_;
+  k.nvrtcVersion = NvrtcCompiler::version();
+  k.arch = gpu_.arch();
+  k.compileOptions = db::joinCompileOptions(NvrtcCompiler::baseOptions());
+  k.sourceHash = sourceHash;
+  k.instance = config.name();
+  k.problem = db::ProblemKey{s.M, s.N, s.K, "nn", "any"};
+  return k;
+}
+
+double TuningEngine::deadlineSec(const GemmShape& s, int launches) const {
+  // A candidate slower than 0.5 TFLOP/s is hopeless on any GPU gemmtune targets; give it room
+  // for `launches` launches at that speed plus a floor for loading and the verification.
+  return 15.0 + launches * s.flops() / 0.5e12;
+}
+
+bool TuningEngine::overBudget() const { return options_.budgetSec > 0 && sizeGpuSec_ > options_.budgetSec; }
+
+void TuningEngine::record(const db::ResultRecord& rec) {
+  try {
+    store_.recordResult(runId_, rec);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw IoError(fmt::format("cannot record {} in the results database: {}", rec.instance(), e.what()));
+  }
+}
+
+GpuOutcome TuningEngine::run() {
+  auto start = Clock::now();
+  GpuOutcome outcome;
+  outcome.gpuName = gpu_.name;
+  driverVersion_ = CudaDriver::get().version();
+  gpuId_ = store_.recordGpu(gpu_);
+  db::RunInfo info;
+  info.gpu = gpu_;
+  info.driverVersion = driverVersion_;
+  info.nvrtcVersion = NvrtcCompiler::version();
+  info.commandLine = options_.commandLine;
+  runId_ = store_.beginRun(info);
+
+  worker_ = std::make_unique<WorkerClient>(gpu_.deviceIndex, options_.selfExe);
+
+  // Smallest first: each size carries its best candidates to the next larger one.
+  std::vector<GemmShape> order = options_.sizes;
+  std::stable_sort(order.begin(), order.end(), [](const GemmShape& a, const GemmShape& b) { return a.flops() < b.flops(); });
+  std::map<std::string, SizeOutcome> bySize;
+  for (const auto& s : order) {
+    if (stop_ || interrupted_) break;
+    bySize[s.str()] = tuneSize(s);
+  }
+  for (const auto& s : options_.sizes)
+    if (auto it = bySize.find(s.str()); it != bySize.end()) outcome.sizes.push_back(it->second);
+
+  store_.endRun(runId_);
+  outcome.interrupted = interrupted_ || stop_;
+  outcome.workerRestarts = worker_->restarts();
+  outcome.gpuBusySeconds = gpuBusySec_;
+  outcome.wallSeconds = secondsSince(start);
+  worker_.reset();
+  return outcome;
+}
+
+SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
+  SizeOutcome out;
+  out.shape = shape;
+  sizeGpuSec_ = 0;
+
+  stored_.clear();
+  if (options_.resume) {
+    db::ResultFilter f;
+    f.gpuId = gpuId_;
+    f.m = shape.M;
+    f.n = shape.N;
+    f.k = shape.K;
+    for (auto& r : store_.results(f))
+      if (db::isFinalStatus(r.status)) stored_.emplace(r.cacheKeyHash, std::move(r));
+  }
+
+  auto t0 = Clock::now();
+  worker_->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+  TimingPolicy baselinePolicy = options_.timing;
+  baselinePolicy.bestSoFarMs = 0;
+  CandidateResult cub = worker_->cublas(baselinePolicy, deadlineSec(shape, 40));
+  gpuBusySec_ += secondsSince(t0);
+  if (cub.status == kStatusOk) {
+    out.cublasMs = cub.medianMs;
+  } else {
+    spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
+  }
+
+  ProgressState progress;
+  progress.gpu = gpu_.name;
+  progress.size = shape.str();
+  std::vector<Timed> timed;
+  for (const Family* f : options_.families) {
+    if (stop_) break;
+    tuneFamily(*f, shape, out, timed, progress);
+  }
+  progress_.clear();
+
+  if (!stop_) retimeFinalists(shape, timed, out);
+
+  if (out.cublasMs) {
+    db::BaselineRecord b;
+    b.problem = db::ProblemKey{shape.M, shape.N, shape.K, "nn", "any"};
+    b.medianMs = *out.cublasMs;
+    b.libraryVersion = std::to_string(worker_->info().cublasVersion);
+    store_.recordBaseline(runId_, b);
+  }
+
+  // Per-family best and the ranking carried to the next size.
+  for (auto& fo : out.families) {
+    std::vector<const Timed*> mine;
+    for (const auto& t : timed)
+      if (t.family->name == fo.family) mine.push_back(&t);
+    std::sort(mine.begin(), mine.end(), [](const Timed* a, const Timed* b) {
+      if (a->partial != b->partial) return !a->partial;  // complete statistics rank first
+      return a->medianMs < b->medianMs;
+    });
+    const Family* fam = FamilyRegistry::builtin().find(fo.family);
+    auto& carry = carried_[fam];
+    carry.clear();
+    for (const Timed* t : mine) carry.push_back(t->base);
+    if (!mine.empty()) {
+      fo.bestInstance = mine.front()->instance;
+      fo.bestMs = mine.front()->medianMs;
+      fo.bestPartial = mine.front()->partial;
+      if (out.bestInstance.empty() || fo.bestMs < out.bestMs) {
+        out.bestInstance = fo.bestInstance;
+        out.bestMs = fo.bestMs;
+      }
+    }
+    for (const auto& t : timed)
+      if (t.instance == fo.classicInstance) fo.classicMs = t.medianMs;
+  }
+  return out;
+}
+
+void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out,
+                              std::vector<Timed>& timed, ProgressState& progress) {
+  FamilyOutcome fo;
+  fo.family = family.name;
+  const Config classic = classicConfig(family, shape);
+  fo.classicInstance = classic.name();
+
+  SpaceOptions so;
+  so.size = shape;
+  so.filter = options_.filter;
+  std::vector<Candidate> cands = screenSpace(family, gpu_, so);
+
+  // Rank pruning: only the best `carry` of the previous size (and the classic config) are timed.
+  auto carriedIt = carried_.find(&family);
+  std::map<std::string, size_t> rank;
+  if (options_.carry > 0 && carriedIt != carried_.end() && !carriedIt->second.empty())
+    for (size_t i = 0; i < carriedIt->second.size(); ++i) rank.emplace(carriedIt->second[i], i);
+  for (auto& c : cands) {
+    if (!c.accepted() || rank.empty() || c.config == classic) continue;
+    auto it = rank.find(baseName(c.config));
+    if (it == rank.end() || it->second >= static_cast<size_t>(options_.carry)) {
+      c.stage = CandidateStage::Pruned;
+      c.limit = "rank";
+      c.reason = it == rank.end() ? "not ok at the previous size"
+                                  : fmt::format("rank {} at the previous size, only the best {} are carried",
+                                                it->second + 1, options_.carry);
+    }
+  }
+  // Timing order: classic first (a yardstick for early stopping), then the previous size's
+  // ranking, then enumeration order.
+  std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
+    auto key = [&](const Candidate& c) -> size_t {
+      if (c.config == classic) return 0;
+      auto it = rank.find(baseName(c.config));
+      return it == rank.end() ? rank.size() + 1 : it->second + 1;
+    };
+    return key(a) < key(b);
+  });
+
+  // Compile everything still accepted in the background, in timing order, so the GPU never
+  // waits for NVRTC except for the first candidate.
+  std::vector<std::future<CompileResult>> compiles(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].accepted()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
+
+  progress.total += static_cast<int>(cands.size());
+  double bestMs = 0;
+  auto sizeStart = Clock::now();
+  int measured = 0;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (stop_) {
+      interrupted_ = true;
+      break;
+    }
+    Candidate& c = cands[i];
+    std::string srcHash = sourceHashOf(family);
+    if (compiles[i].valid()) {
+      auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
+      srcHash = compiled->sourceHash;
+      checkAfterCompile(c, gpu_, compiled, shape, options_.filter);
+    }
+    if (c.accepted() && overBudget() && !(c.config == classic)) {
+      c.stage = CandidateStage::Pruned;
+      c.limit = "budget";
+      c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
+    }
+
+    db::ResultRecord rec;
+    rec.key = keyFor(c.config, srcHash, shape);
+    rec.setConfig(c.config);
+    rec.threadsPerBlock = c.threadsPerBlock;
+    rec.dynamicSmemBytes = c.dynamicSmemBytes;
+    rec.staticSmemBytes = c.staticSmemBytes;
+    if (c.compiled && c.compiled->ok) {
+      const auto& res = c.compiled->resources;
+      rec.registers = res.registers;
+      rec.stackFrameBytes = res.stackFrameBytes;
+      rec.spillStoreBytes = res.spillStoreBytes;
+      rec.spillLoadBytes = res.spillLoadBytes;
+      rec.loweredName = c.compiled->loweredName;
+    }
+    if (c.occupancy) {
+      rec.occupancy = c.occupancy->fraction;
+      rec.limiter = c.occupancy->limiterNames();
+    }
+
+    std::string status;
+    if (!c.accepted()) {
+      status = c.status();
+      rec.setStatus(status);
+      rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
+      if (c.stage == CandidateStage::Pruned) ++progress.pruned;
+      else ++progress.rejected;
+    } else if (auto it = stored_.find(rec.key.hash()); it != stored_.end()) {
+      // Resumed: measured by an earlier, interrupted run with the same cache key.
+      status = it->second.fullStatus();
+      ++out.resumed;
+      if (it->second.status == kStatusOk && it->second.medianMs) {
+        Timed t{c.config.name(), baseName(c.config), &family, *it->second.medianMs, it->second.partial, it->second};
+        timed.push_back(t);
+        if (!t.partial && (bestMs == 0 || t.medianMs < bestMs)) bestMs = t.medianMs;
+      } else if (status != kStatusOk) {
+        ++progress.failed;
+      }
+      ++progress.done;
+      fo.statusCounts[statusClass(status)]++;
+      continue;
+    } else {
+      CandidateRequest req;
+      req.instance = c.config.name();
+      req.cubin = c.compiled->cubin;
+      req.loweredName = c.compiled->loweredName;
+      req.grid = *c.grid;
+      req.block = Dim3{static_cast<unsigned>(c.threadsPerBlock), 1, 1};
+      req.dynamicSmemBytes = c.dynamicSmemBytes;
+      req.timing = options_.timing;
+      req.timing.bestSoFarMs = c.config == classic ? 0 : bestMs;  // the yardstick is never cut short
+      auto t0 = Clock::now();
+      CandidateResult r = worker_->run(req, deadlineSec(shape, 12));
+      double busy = secondsSince(t0);
+      gpuBusySec_ += busy;
+      sizeGpuSec_ += busy;
+      if (r.status == kStatusInterrupted) {
+        interrupted_ = true;
+        break;
+      }
+      ++measured;
+      ++out.timed;
+      status = r.status;
+      rec.setStatus(status);
+      rec.errorText = r.detail;
+      if (r.maxError != 0 && std::isfinite(r.maxError)) rec.maxError = r.maxError;
+      if (r.smClockMHz) rec.smClockMHz = r.smClockMHz;
+      if (status == kStatusOk) {
+        rec.medianMs = r.medianMs;
+        rec.minMs = r.minMs;
+        rec.spread = r.spread;
+        rec.reps = r.reps;
+        rec.partial = r.partial;
+        rec.cubin = c.compiled->cubin;
+        Timed t{c.config.name(), baseName(c.config), &family, r.medianMs, r.partial, rec};
+        timed.push_back(t);
+        if (!r.partial && (bestMs == 0 || r.medianMs < bestMs)) bestMs = r.medianMs;
+        if (progress.bestInstance.empty() || tflops(shape, r.medianMs) > progress.bestTflops) {
+          progress.bestTflops = tflops(shape, r.medianMs);
+          progress.bestInstance = c.config.name();
+        }
+      } else {
+        ++progress.failed;
+        spdlog::debug("{} at {}: {} {}", c.config.name(), shape.str(), status, r.detail);
+      }
+    }
+    record(rec);
+    fo.statusCounts[statusClass(status)]++;
+    ++progress.done;
+    if (measured > 0) {
+      int left = 0;
+      for (size_t j = i + 1; j < cands.size(); ++j) left += cands[j].accepted();
+      progress.etaSeconds = secondsSince(sizeStart) / measured * left;
+    }
+    progress_.update(progress);
+  }
+  out.families.push_back(std::move(fo));
+}
+
+void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out) {
+  // The best few of each family, re-timed in rounds interleaved with cuBLAS so that clock and
+  // thermal drift hit every contender alike.
+  std::vector<Timed*> finalists;
+  for (const auto& fo : out.families) {
+    std::vector<Timed*> mine;
+    for (auto& t : timed)
+      if (t.family->name == fo.family && !t.partial) mine.push_back(&t);
+    std::sort(mine.begin(), mine.end(), [](Timed* a, Timed* b) { return a->medianMs < b->medianMs; });
+    for (size_t i = 0; i < mine.size() && i < static_cast<size_t>(options_.finalists); ++i) finalists.push_back(mine[i]);
+  }
+  if (finalists.size() < 2) return;
+
+  const int rounds = 5;
+  TimingPolicy quick = options_.timing;
+  quick.warmupMs = 5;
+  quick.budgetMs = std::max(20.0, options_.timing.budgetMs / rounds);
+  quick.minReps = 3;
+  quick.bestSoFarMs = 0;
+  std::vector<std::vector<double>> samples(finalists.size());
+  std::vector<int> reps(finalists.size(), 0);
+  std::vector<double> cublasSamples;
+  auto t0 = Clock::now();
+  for (int round = 0; round < rounds && !stop_; ++round) {
+    for (size_t i = 0; i < finalists.size() && !stop_; ++i) {
+      const auto& rec = finalists[i]->record;
+      Config cfg = FamilyRegistry::builtin().parseName(finalists[i]->instance);
+      CandidateRequest req;
+      req.instance = finalists[i]->instance;
+      req.cubin = rec.cubin.empty() ? compiler_.compile(cfg, gpu_.arch()).cubin : rec.cubin;
+      req.loweredName = rec.loweredName.empty() ? compiler_.compile(cfg, gpu_.arch()).loweredName : rec.loweredName;
+      req.grid = cfg.family->grid(cfg, shape.M, shape.N);
+      req.block = Dim3{static_cast<unsigned>(cfg.family->threadsPerBlock(cfg)), 1, 1};
+      req.dynamicSmemBytes = cfg.family->dynamicSmemBytes(cfg);
+      req.verify = false;  // verified when first measured at this exact size
+      req.timing = quick;
+      CandidateResult r = worker_->run(req, deadlineSec(shape, 12));
+      if (r.status == kStatusOk) {
+        samples[i].push_back(r.medianMs);
+        reps[i] += r.reps;
+      }
+    }
+    if (out.cublasMs) {
+      CandidateResult c = worker_->cublas(quick, deadlineSec(shape, 40));
+      if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
+    }
+  }
+  gpuBusySec_ += secondsSince(t0);
+  if (!cublasSamples.empty()) out.cublasMs = median(cublasSamples);
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    if (samples[i].size() < 3) continue;
+    Timed& t = *finalists[i];
+    t.medianMs = median(samples[i]);
+    auto [lo, hi] = std::minmax_element(samples[i].begin(), samples[i].end());
+    t.record.medianMs = t.medianMs;
+    t.record.minMs = std::min(*lo, t.record.minMs.value_or(*lo));
+    t.record.spread = (*hi - *lo) / t.medianMs;
+    t.record.reps = reps[i];
+    t.record.measuredAt.clear();  // now: the re-timed row replaces the first measurement
+    t.record.gflops.reset();
+    record(t.record);
+  }
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,76 @@
+// TuningEngine: tunes every requested family at every requested size on one GPU. Candidates go
+// from the space (filters with reasons) through NVRTC (in the background, ahead of the GPU) to
+// the worker process (verify, then time), and every one ends as a result row in the DB. Finalists
+// are re-timed interleaved with cuBLAS before a winner is declared.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "Compiler.hpp"
+#include "Database.hpp"
+#include "ProgressLine.hpp"
+#include "ResultStore.hpp"
+#include "TuneOptions.hpp"
+#include "TuneOutcome.hpp"
+#include "gemmtune/GpuSpec.hpp"
+
+namespace gemmtune {
+
+class WorkerClient;
+
+class TuningEngine {
+ public:
+  // `stop` is polled between candidates (SIGINT/SIGTERM): the run then records what it has
+  // measured and returns with `interrupted` set.
+  TuningEngine(GpuSpec gpu, Compiler& compiler, db::Database& db, const TuneOptions& options,
+               ProgressLine& progress, const std::atomic<bool>& stop);
+  ~TuningEngine();
+
+  // Throws GpuUnhealthyError (exit 75) when the worker's known-good canary keeps failing.
+  GpuOutcome run();
+
+ private:
+  struct Timed {
+    std::string instance;    // canonical name as timed
+    std::string base;        // unguarded name: identity across sizes
+    const Family* family = nullptr;
+    double medianMs = 0;
+    bool partial = false;
+    db::ResultRecord record; // as stored, for re-recording after the final re-timing
+  };
+
+  SizeOutcome tuneSize(const GemmShape& shape);
+  void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
+                  ProgressState& progress);
+  void retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out);
+  db::CacheKey keyFor(const Config& config, const std::string& sourceHash, const GemmShape& shape) const;
+  const std::string& sourceHashOf(const Family& family);
+  double deadlineSec(const GemmShape& shape, int launches) const;
+  bool overBudget() const;
+  void record(const db::ResultRecord& rec);
+
+  GpuSpec gpu_;
+  Compiler& compiler_;
+  db::Database& db_;
+  db::ResultStore store_;
+  TuneOptions options_;
+  ProgressLine& progress_;
+  const std::atomic<bool>& stop_;
+  std::unique_ptr<WorkerClient> worker_;
+  std::int64_t gpuId_ = 0, runId_ = 0;
+  int driverVersion_ = 0;
+  std::map<const Family*, std::string> sourceHashes_;
+  // Ranked unguarded names per family at the previous size: what the next size times.
+  std::map<const Family*, std::vector<std::string>> carried_;
+  std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row
+  double gpuBusySec_ = 0;
+  double sizeGpuSec_ = 0;
+  bool interrupted_ = false;
+};
+
+}  // namespace gemmtune

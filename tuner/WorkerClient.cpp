@@ -1,0 +1,282 @@
+#include "WorkerClient.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "worker/ChildProcess.hpp"
+#include "worker/WorkerWire.hpp"
+
+namespace gemmtune {
+
+using nlohmann::json;
+using Clock = ChildProcess::Clock;
+
+struct WorkerClient::Reply {
+  enum class Kind { Ok, Refused, Timeout, Closed, Garbage };
+  Kind kind = Kind::Closed;
+  json body;
+  std::string detail;
+  int exitCode = kExitFailure;
+};
+
+namespace {
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
+}
+
+std::vector<std::string> workerArgv(int gpuIndex, std::string selfExe) {
+  const char* level = spdlog::get_level() <= spdlog::level::debug ? "-v" : "-q";
+  return {std::move(selfExe), level, "worker", "--gpu", std::to_string(gpuIndex)};
+}
+
+const char* ioText(ChildProcess::Io io) {
+  switch (io) {
+    case ChildProcess::Io::Ok: return "ok";
+    case ChildProcess::Io::Timeout: return "no reply before the deadline";
+    case ChildProcess::Io::Closed: return "the worker closed its pipe";
+    case ChildProcess::Io::Garbage: return "the worker sent a malformed frame";
+  }
+  return "?";
+}
+
+}  // namespace
+
+WorkerClient::WorkerClient(int gpuIndex, std::string selfExe, WorkerOptions options)
+    : WorkerClient(workerArgv(gpuIndex, std::move(selfExe)), options) {}
+
+WorkerClient::WorkerClient(std::vector<std::string> argv, WorkerOptions options)
+    : argv_(std::move(argv)), options_(options) {
+  startWithCanary(false);
+}
+
+WorkerClient::~WorkerClient() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+pid_t WorkerClient::pid() const { return pid_.load(); }
+
+void WorkerClient::interrupt() {
+  interrupted_ = true;
+  if (pid_t p = pid_.load(); p > 0) ::kill(-p, SIGKILL);
+}
+
+void WorkerClient::stop() {
+  if (child_ && child_->running()) {
+    auto deadline = Clock::now() + options_.exitGrace;
+    if (child_->send(wire::encodeFrame(wire::shutdownRequest()), deadline) == ChildProcess::Io::Ok) {
+      std::string ignored;
+      child_->receive(ignored, deadline);
+    }
+    child_->reap(options_.exitGrace);
+  }
+  child_.reset();
+  pid_ = -1;
+}
+
+WorkerClient::Reply WorkerClient::transact(const json& request, double deadlineSec) {
+  Reply r;
+  if (!child_ || !child_->running()) {
+    r.detail = "no worker running";
+    return r;
+  }
+  const auto deadline = after(deadlineSec);
+  std::string payload;
+  ChildProcess::Io io = child_->send(wire::encodeFrame(request), deadline);
+  if (io == ChildProcess::Io::Ok) io = child_->receive(payload, deadline);
+  switch (io) {
+    case ChildProcess::Io::Ok: break;
+    case ChildProcess::Io::Timeout: r.kind = Reply::Kind::Timeout; r.detail = ioText(io); return r;
+    case ChildProcess::Io::Closed: r.kind = Reply::Kind::Closed; r.detail = ioText(io); return r;
+    case ChildProcess::Io::Garbage: r.kind = Reply::Kind::Garbage; r.detail = ioText(io); return r;
+  }
+  try {
+    r.body = wire::decodePayload(payload);
+    if (!r.body.at("ok").get<bool>()) {
+      r.kind = Reply::Kind::Refused;
+      r.detail = r.body.at("error").get<std::string>();
+      r.exitCode = r.body.value("exit_code", static_cast<int>(kExitFailure));
+      return r;
+    }
+    r.kind = Reply::Kind::Ok;
+  } catch (const std::exception& e) {
+    r.kind = Reply::Kind::Garbage;
+    r.detail = fmt::format("malformed reply: {}", e.what());
+  }
+  return r;
+}
+
+void WorkerClient::startWithCanary(bool recovering) {
+  std::string last;
+  for (int attempt = 1; attempt <= std::max(1, options_.canaryAttempts); ++attempt) {
+    if (interrupted_) return;
+    if (started_) ++restarts_;
+    started_ = true;
+    child_.reset();
+    child_ = std::make_unique<ChildProcess>(argv_);  // UnavailableError: nothing a retry fixes
+    pid_ = child_->pid();
+
+    auto attemptFailed = [&](std::string why) {
+      last = std::move(why);
+      spdlog::warn("GPU worker start {}/{} failed: {}", attempt, options_.canaryAttempts, last);
+      child_->kill();
+      std::this_thread::sleep_for(options_.retryPause * attempt);
+    };
+
+    std::string payload;
+    if (auto io = child_->receive(payload, after(options_.startDeadlineSec)); io != ChildProcess::Io::Ok) {
+      attemptFailed(fmt::format("no hello within {:.0f} s: {} ({})", options_.startDeadlineSec, ioText(io),
+                                child_->reap(options_.exitGrace)));
+      continue;
+    }
+    try {
+      json hello = wire::decodePayload(payload);
+      if (!hello.at("ok").get<bool>()) {
+        std::string error = hello.at("error").get<std::string>();
+        // A worker that cannot start at all (no driver, no such GPU, no cuBLAS) will not start on
+        // a retry either; during recovery the same answer means the GPU went away.
+        if (!recovering) {
+          child_->reap(options_.exitGrace);
+          throw Error(static_cast<ExitCode>(hello.value("exit_code", static_cast<int>(kExitFailure))), error);
+        }
+        attemptFailed(error);
+        continue;
+      }
+      info_ = hello.at("hello").get<WorkerInfo>();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      attemptFailed(fmt::format("malformed hello: {}", e.what()));
+      continue;
+    }
+
+    Reply canary = transact(wire::canaryRequest(), options_.canaryDeadlineSec);
+    std::string canaryStatus;
+    if (canary.kind == Reply::Kind::Ok) {
+      try {
+        CandidateResult r = canary.body.at("result").get<CandidateResult>();
+        canaryStatus = r.status == kStatusOk ? "" : fmt::format("{} {}", r.status, r.detail);
+      } catch (const std::exception& e) {
+        canaryStatus = fmt::format("malformed canary reply: {}", e.what());
+      }
+    } else {
+      canaryStatus = canary.detail;
+    }
+    if (!canaryStatus.empty()) {
+      attemptFailed(fmt::format("canary failed: {}", canaryStatus));
+      continue;
+    }
+
+    if (problem_) {
+      Reply p = transact(wire::problemRequest(*problem_), problemDeadlineSec(*problem_));
+      if (p.kind == Reply::Kind::Refused) throw Error(static_cast<ExitCode>(p.exitCode), p.detail);
+      if (p.kind != Reply::Kind::Ok || p.body.value("fatal", false)) {
+        attemptFailed(fmt::format("preparing {}x{}x{} failed: {}", problem_->M, problem_->N, problem_->K, p.detail));
+        continue;
+      }
+    }
+    return;
+  }
+  child_.reset();
+  pid_ = -1;
+  throw GpuUnhealthyError(fmt::format("GPU unhealthy: the worker failed {} consecutive starts with a known-good canary "
+                                      "(last: {}); check nvidia-smi and the kernel log before tuning again",
+                                      options_.canaryAttempts, last));
+}
+
+void WorkerClient::recover(const std::string& why) {
+  spdlog::warn("GPU worker replaced after {}", why);
+  startWithCanary(true);
+}
+
+CandidateResult WorkerClient::resultOf(Reply reply, const std::string& what, double deadlineSec) {
+  CandidateResult res;
+  switch (reply.kind) {
+    case Reply::Kind::Ok:
+      try {
+        res = reply.body.at("result").get<CandidateResult>();
+      } catch (const std::exception& e) {
+        child_->kill();
+        res.status = kStatusWorkerDied;
+        res.detail = fmt::format("malformed reply during {}: {}", what, e.what());
+        break;
+      }
+      if (!reply.body.value("fatal", false)) return res;
+      res.detail += fmt::format(" (worker {})", child_->reap(options_.exitGrace));
+      break;
+    case Reply::Kind::Refused:
+      throw Error(static_cast<ExitCode>(reply.exitCode), fmt::format("worker refused {}: {}", what, reply.detail));
+    case Reply::Kind::Timeout:
+      child_->kill();
+      res.status = kStatusTimeout;
+      res.detail = fmt::format("no result within {:.1f} s; worker killed", deadlineSec);
+      break;
+    case Reply::Kind::Closed:
+      res.status = kStatusWorkerDied;
+      res.detail = fmt::format("worker {} during {}", child_ ? child_->reap(options_.exitGrace) : "missing", what);
+      break;
+    case Reply::Kind::Garbage:
+      child_->kill();
+      res.status = kStatusWorkerDied;
+      res.detail = fmt::format("{} during {}", reply.detail, what);
+      break;
+  }
+  if (interrupted_) {
+    res.status = kStatusInterrupted;
+    return res;
+  }
+  recover(fmt::format("{} during {}", res.status, what));
+  return res;
+}
+
+void WorkerClient::setProblem(const Problem& p) {
+  if (interrupted_) throw Error(kExitFailure, "worker interrupted");
+  Reply r = transact(wire::problemRequest(p), problemDeadlineSec(p));
+  if (r.kind == Reply::Kind::Refused) throw Error(static_cast<ExitCode>(r.exitCode), r.detail);
+  problem_ = p;  // a restart re-prepares it
+  if (r.kind == Reply::Kind::Ok && !r.body.value("fatal", false)) return;
+  if (child_) child_->kill();
+  if (interrupted_) return;
+  recover(fmt::format("preparing problem {}x{}x{}: {}", p.M, p.N, p.K, r.detail));
+}
+
+CandidateResult WorkerClient::run(const CandidateRequest& req, double deadlineSec) {
+  if (interrupted_) return CandidateResult{kStatusInterrupted, "interrupted before start"};
+  if (!child_ || !child_->running()) recover("a worker that was not running");
+  return resultOf(transact(wire::runRequest(req), deadlineSec), req.instance, deadlineSec);
+}
+
+CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadlineSec) {
+  if (interrupted_) return CandidateResult{kStatusInterrupted, "interrupted before start"};
+  if (!child_ || !child_->running()) recover("a worker that was not running");
+  return resultOf(transact(wire::cublasRequest(policy), deadlineSec), "cuBLAS timing", deadlineSec);
+}
+
+double WorkerClient::expectedSeconds(const TimingPolicy& p, double kernelMs) {
+  const double t = std::max(kernelMs, 0.0);
+  constexpr double kCheckMs = 5;  // fill, checker and copies per verification check
+  const double verifyMs = 3 * (t + kCheckMs);
+  const double warmupMs = 2 * std::max(p.warmupMs, 0.0) + t;  // doubling batches overshoot < 2x
+  const double timedMs = std::max(std::min(p.maxReps * t, p.budgetMs + t), p.minReps * t);
+  return (verifyMs + warmupMs + timedMs) / 1000;
+}
+
+double WorkerClient::deadlineFor(const TimingPolicy& p, double kernelMs, double floorSec, double factor) {
+  return floorSec + factor * expectedSeconds(p, kernelMs);
+}
+
+double WorkerClient::problemDeadlineSec(const Problem& p) {
+  // Four pedantic cuBLAS SGEMMs at a pessimistic 1 TFLOP/s, plus allocation and fills.
+  const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
+  return 30 + 2 * 4 * flops / 1e12;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,101 @@
+#include "Cublas.hpp"
+
+#include <cublas_api.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+// Types come from the header (unevaluated decltype only); the symbols from the loaded library.
+struct Cublas::Api {
+  decltype(&::cublasCreate_v2) create = nullptr;
+  decltype(&::cublasDestroy_v2) destroy = nullptr;
+  decltype(&::cublasSetStream_v2) setStream = nullptr;
+  decltype(&::cublasSetMathMode) setMathMode = nullptr;
+  decltype(&::cublasSgemm_v2) sgemm = nullptr;
+  decltype(&::cublasGetVersion_v2) getVersion = nullptr;
+  decltype(&::cublasGetStatusName) statusName = nullptr;
+};
+
+namespace {
+
+template <typename Fn>
+void resolve(void* lib, const char* name, Fn& fn, const std::string& library) {
+  fn = reinterpret_cast<Fn>(::dlsym(lib, name));
+  if (!fn) throw UnavailableError(fmt::format("{} lacks {} (need cuBLAS 12 or 13)", library, name));
+}
+
+std::string statusText(const Cublas::Api* api, cublasStatus_t s) {
+  const char* n = api && api->statusName ? api->statusName(s) : nullptr;
+  return n ? n : fmt::format("cublasStatus {}", static_cast<int>(s));
+}
+
+}  // namespace
+
+Cublas::Cublas(CUstream stream) {
+  std::string errors;
+  for (const char* name : {"libcublas.so.13", "libcublas.so.12"}) {
+    lib_ = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib_) {
+      library_ = name;
+      break;
+    }
+    const char* e = ::dlerror();
+    errors += fmt::format("{}{}", errors.empty() ? "" : "; ", e ? e : name);
+  }
+  if (!lib_)
+    throw UnavailableError(fmt::format("cuBLAS not found ({}): install the CUDA math libraries or add their "
+                                       "directory to LD_LIBRARY_PATH",
+                                       errors));
+  api_ = new Api;
+  try {
+    resolve(lib_, "cublasCreate_v2", api_->create, library_);
+    resolve(lib_, "cublasDestroy_v2", api_->destroy, library_);
+    resolve(lib_, "cublasSetStream_v2", api_->setStream, library_);
+    resolve(lib_, "cublasSetMathMode", api_->setMathMode, library_);
+    resolve(lib_, "cublasSgemm_v2", api_->sgemm, library_);
+    resolve(lib_, "cublasGetVersion_v2", api_->getVersion, library_);
+    resolve(lib_, "cublasGetStatusName", api_->statusName, library_);
+    cublasHandle_t h = nullptr;
+    if (auto s = api_->create(&h); s != CUBLAS_STATUS_SUCCESS)
+      throw CublasError(s, fmt::format("cublasCreate failed: {}", statusText(api_, s)));
+    handle_ = h;
+    if (auto s = api_->setStream(h, reinterpret_cast<cudaStream_t>(stream)); s != CUBLAS_STATUS_SUCCESS)
+      throw CublasError(s, fmt::format("cublasSetStream failed: {}", statusText(api_, s)));
+    api_->getVersion(h, &version_);
+  } catch (...) {
+    if (handle_) api_->destroy(static_cast<cublasHandle_t>(handle_));
+    delete api_;
+    // The library stays loaded: cuBLAS registers process-wide state that unloading would strand.
+    throw;
+  }
+}
+
+Cublas::~Cublas() {
+  if (handle_) api_->destroy(static_cast<cublasHandle_t>(handle_));
+  delete api_;
+}
+
+void Cublas::sgemm(Math math, long long M, long long N, long long K, float alpha, CUdeviceptr A, CUdeviceptr B,
+                   float beta, CUdeviceptr C) const {
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX) throw std::invalid_argument("cuBLAS SGEMM dimensions exceed int");
+  auto h = static_cast<cublasHandle_t>(handle_);
+  // CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM; pedantic also forbids reduced-precision
+  // internal paths, which is what a reference needs.
+  auto mode = math == Math::Pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
+  if (auto s = api_->setMathMode(h, mode); s != CUBLAS_STATUS_SUCCESS)
+    throw CublasError(s, fmt::format("cublasSetMathMode failed: {}", statusText(api_, s)));
+  // cuBLAS is column-major: row-major C = A·B is column-major C^T = B^T·A^T, i.e. the same
+  // buffers with the operands swapped and m = N, n = M.
+  const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K);
+  auto s = api_->sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, reinterpret_cast<const float*>(B), m,
+                       reinterpret_cast<const float*>(A), k, &beta, reinterpret_cast<float*>(C), m);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw CublasError(s, fmt::format("cublasSgemm ({}x{}x{}) failed: {}", M, N, K, statusText(api_, s)));
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,46 @@
+// Cublas: cuBLAS SGEMM, loaded at run time (dlopen libcublas.so.13, then .so.12) so nothing
+// links it; used by the worker as the verification reference (pedantic FP32) and as the
+// baseline (default math: plain FP32, no TF32).
+#pragma once
+
+#include <cuda.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace gemmtune {
+
+// A cuBLAS call failed; `status` is the cublasStatus_t value.
+struct CublasError : std::runtime_error {
+  CublasError(int s, const std::string& m) : std::runtime_error(m), status(s) {}
+  int status;
+};
+
+class Cublas {
+ public:
+  enum class Math { Pedantic, Default };
+
+  // Needs the worker's context current. Throws UnavailableError when no cuBLAS library loads.
+  explicit Cublas(CUstream stream);
+  ~Cublas();
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+
+  int version() const { return version_; }
+  const std::string& library() const { return library_; }
+
+  // Row-major C = alpha * A * B + beta * C with lda = K, ldb = N, ldc = N, enqueued on the stream.
+  void sgemm(Math math, long long M, long long N, long long K, float alpha, CUdeviceptr A, CUdeviceptr B,
+             float beta, CUdeviceptr C) const;
+
+  struct Api;  // the resolved entry points (defined in Cublas.cpp)
+
+ private:
+  Api* api_ = nullptr;
+  void* lib_ = nullptr;
+  void* handle_ = nullptr;
+  int version_ = 0;
+  std::string library_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,197 @@
+#include "HelperKernels.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "CudaDriver.hpp"
+#include "NvrtcCompiler.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+const char* const kSource = R"CUDA(
+// gemmtune worker helper kernels: inputs, |x|, checker, canary. Grid-stride loops throughout.
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u64 mix64(u64 x) {  // splitmix64 finalizer
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+__device__ __forceinline__ long long firstIndex() { return blockIdx.x * (long long)blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long stride() { return (long long)gridDim.x * blockDim.x; }
+
+extern "C" __global__ void gt_fill_int(float* p, long long n, unsigned seed, int range) {
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    u64 h = mix64(((u64)seed << 40) ^ (u64)i);
+    p[i] = (float)((long long)(h % (u64)(2 * range + 1)) - range);
+  }
+}
+
+extern "C" __global__ void gt_fill_normal(float* p, long long n, unsigned seed) {
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    u64 h = mix64(((u64)seed << 40) ^ (u64)i);
+    float u1 = ((float)(h >> 40) + 0.5f) * (1.0f / 16777216.0f);  // (0, 1): log stays finite
+    float u2 = (float)((h >> 16) & 0xFFFFFFull) * (1.0f / 16777216.0f);
+    p[i] = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+  }
+}
+
+extern "C" __global__ void gt_fill_constant(float* p, long long n, float v) {
+  for (long long i = firstIndex(); i < n; i += stride()) p[i] = v;
+}
+
+extern "C" __global__ void gt_abs_copy(const float* src, float* dst, long long n) {
+  for (long long i = firstIndex(); i < n; i += stride()) dst[i] = fabsf(src[i]);
+}
+
+// stats: [0] bad count, [1] non-finite count, [2] max ratio (float bits; ratios are >= 0, so
+// integer order is float order), [3] first bad index.
+extern "C" __global__ void gt_compare(const float* C, const float* ref, const float* absAB, long long n,
+                                      float tolScale, int exact, u64* stats) {
+  u64 bad = 0, nonFinite = 0, first = ~0ull;
+  unsigned maxBits = 0;
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    float c = C[i], r = ref[i];
+    bool finite = isfinite(c);
+    float ratio;
+    if (!finite) {
+      ++nonFinite;
+      ratio = __int_as_float(0x7f800000);
+    } else {
+      float err = fabsf(c - r), tol = tolScale * absAB[i];
+      ratio = tol > 0.0f ? err / tol : (err == 0.0f ? 0.0f : __int_as_float(0x7f800000));
+      if (ratio != ratio) ratio = __int_as_float(0x7f800000);
+    }
+    bool isBad = exact ? !(c == r) : (!finite || !(ratio <= 1.0f));
+    if (isBad) {
+      ++bad;
+      if ((u64)i < first) first = (u64)i;
+    }
+    maxBits = max(maxBits, __float_as_uint(ratio));
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    bad += __shfl_down_sync(0xffffffffu, bad, off);
+    nonFinite += __shfl_down_sync(0xffffffffu, nonFinite, off);
+    first = min(first, (u64)__shfl_down_sync(0xffffffffu, first, off));
+    maxBits = max(maxBits, __shfl_down_sync(0xffffffffu, maxBits, off));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (bad) atomicAdd(&stats[0], bad);
+    if (nonFinite) atomicAdd(&stats[1], nonFinite);
+    atomicMax(&stats[2], (u64)maxBits);
+    if (first != ~0ull) atomicMin(&stats[3], first);
+  }
+}
+
+// One result per thread, no tiling: too simple to be wrong. Block 16x16, grid over N and M.
+extern "C" __global__ void gt_canary_sgemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                           const float* B, int ldb, float beta, float* C, int ldc) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += A[(long long)row * lda + k] * B[(long long)k * ldb + col];
+  float* c = C + (long long)row * ldc + col;
+  *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+)CUDA";
+
+}  // namespace
+
+const char* HelperKernels::source() { return kSource; }
+const char* HelperKernels::anchorKernel() { return "gt_compare"; }
+
+HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCount)
+    : stream_(stream), smCount_(std::max(smCount, 1)) {
+  CompileResult r = NvrtcCompiler::compile(kSource, anchorKernel(), arch);
+  if (!r.ok) throw std::runtime_error(fmt::format("worker helper kernels do not compile for {}:\n{}", arch, r.log));
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuModuleLoadData(&module_, r.cubin.data()), "loading the worker helper kernels");
+  struct Entry {
+    CUfunction* fn;
+    const char* name;
+  };
+  for (auto [fn, name] : {Entry{&fillInt_, "gt_fill_int"}, Entry{&fillNormal_, "gt_fill_normal"},
+                          Entry{&fillConstant_, "gt_fill_constant"}, Entry{&absCopy_, "gt_abs_copy"},
+                          Entry{&compare_, "gt_compare"}, Entry{&canary_, "gt_canary_sgemm"}}) {
+    if (CUresult e = cu.cuModuleGetFunction(fn, module_, name); e != CUDA_SUCCESS) {
+      cu.cuModuleUnload(module_);
+      cu.check(e, name);
+    }
+  }
+  stats_ = DeviceBuffer(4 * sizeof(std::uint64_t));
+}
+
+HelperKernels::~HelperKernels() {
+  if (module_) CudaDriver::get().cuModuleUnload(module_);
+}
+
+void HelperKernels::launch(CUfunction f, long long n, void** args) const {
+  // Enough blocks to fill the GPU a few times over; the kernels stride over the rest.
+  long long blocks = std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 8LL * smCount_);
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kThreads, 1, 1, 0, stream_, args, nullptr),
+           "launching a worker helper kernel");
+}
+
+void HelperKernels::fillInt(CUdeviceptr p, long long n, std::uint32_t seed, int range) const {
+  void* args[] = {&p, &n, &seed, &range};
+  launch(fillInt_, n, args);
+}
+
+void HelperKernels::fillNormal(CUdeviceptr p, long long n, std::uint32_t seed) const {
+  void* args[] = {&p, &n, &seed};
+  launch(fillNormal_, n, args);
+}
+
+void HelperKernels::fillConstant(CUdeviceptr p, long long n, float value) const {
+  void* args[] = {&p, &n, &value};
+  launch(fillConstant_, n, args);
+}
+
+void HelperKernels::absCopy(CUdeviceptr src, CUdeviceptr dst, long long n) const {
+  void* args[] = {&src, &dst, &n};
+  launch(absCopy_, n, args);
+}
+
+CompareStats HelperKernels::compare(CUdeviceptr C, CUdeviceptr ref, CUdeviceptr absAB, long long n, float tolScale,
+                                    bool exact) const {
+  const auto& cu = CudaDriver::get();
+  std::uint64_t init[4] = {0, 0, 0, ~0ull};
+  cu.check(cu.cuMemcpyHtoD(stats_.ptr(), init, sizeof init), "resetting the checker");
+  CUdeviceptr stats = stats_.ptr();
+  int exactFlag = exact ? 1 : 0;
+  void* args[] = {&C, &ref, &absAB, &n, &tolScale, &exactFlag, &stats};
+  launch(compare_, n, args);
+  std::uint64_t out[4];
+  cu.check(cu.cuStreamSynchronize(stream_), "running the checker");
+  cu.check(cu.cuMemcpyDtoH(out, stats_.ptr(), sizeof out), "reading the checker's counts");
+  CompareStats s;
+  s.bad = out[0];
+  s.nonFinite = out[1];
+  s.maxRatio = std::bit_cast<float>(static_cast<std::uint32_t>(out[2]));
+  s.firstBad = out[3];
+  return s;
+}
+
+void HelperKernels::canarySgemm(int M, int N, int K, float alpha, CUdeviceptr A, CUdeviceptr B, float beta,
+                                CUdeviceptr C) const {
+  int lda = K, ldb = N, ldc = N;
+  void* args[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(canary_, static_cast<unsigned>((N + 15) / 16), static_cast<unsigned>((M + 15) / 16), 1, 16,
+                             16, 1, 0, stream_, args, nullptr),
+           "launching the canary kernel");
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,62 @@
+// ProblemData: the device-side state of one Problem — inputs of both verification sets, their
+// cuBLAS (pedantic FP32) references and |A||B| products, the scratch C candidates write into, and
+// the rotation copies timing cycles through. Built once per problem, reused by every candidate.
+#pragma once
+
+#include <cuda.h>
+
+#include <vector>
+
+#include "Cublas.hpp"
+#include "DeviceBuffer.hpp"
+#include "GpuContext.hpp"
+#include "HelperKernels.hpp"
+#include "KernelLauncher.hpp"
+#include "ProblemLayout.hpp"
+#include "WorkerProtocol.hpp"
+
+namespace gemmtune {
+
+// One verification check: inputs, how C starts, what it must equal, and how strictly.
+struct Check {
+  const char* name;      // "small integers, beta=0"
+  SgemmArgs args;         // C = the scratch buffer
+  CUdeviceptr initialC;  // 0: C is filled with NaN first
+  CUdeviceptr ref;
+  CUdeviceptr absAB;     // |A||B| of the inputs, scaled by |alpha| in the tolerance
+  bool exact;
+};
+
+class ProblemData {
+ public:
+  // Throws UsageError when the problem does not fit in free GPU memory.
+  ProblemData(const Problem& p, const GpuContext& gpu, const HelperKernels& k, const Cublas& blas);
+
+  const Problem& problem() const { return problem_; }
+  const ProblemLayout& layout() const { return layout_; }
+  // The three checks of the verification, in order.
+  std::vector<Check> checks() const;
+  // Timing launch `rep`: normal-distributed inputs of rotation copy rep % rotationCopies,
+  // alpha = 1, beta = problem().beta.
+  SgemmArgs timingArgs(int rep) const;
+  CUdeviceptr scratchC() const { return scratch_.ptr(); }
+
+ private:
+  struct Set {
+    DeviceBuffer A, B, C;
+  };
+  SgemmArgs args(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, float alpha, float beta) const;
+
+  Problem problem_;
+  ProblemLayout layout_;
+  DeviceBuffer intA_, intB_, intC0_, intRef0_, intRef2_, intAbs_;
+  DeviceBuffer normA_, normB_, normRef_, normAbs_;
+  DeviceBuffer scratch_;
+  std::vector<Set> copies_;  // rotation copies 1..n-1 (copy 0 is normA_, normB_, scratch_)
+};
+
+// The random-normal check's alpha: a power of two keeps the reference exact to scale while still
+// catching kernels that ignore alpha (the integer checks use alpha = 1).
+inline constexpr float kNormalCheckAlpha = 0.5f;
+
+}  // namespace gemmtune

@@ -1,0 +1,153 @@
+#include "WorkerMain.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <memory>
+#include <spdlog/spdlog.h>
+
+#include "CandidateKernel.hpp"
+#include "Cublas.hpp"
+#include "WorkerServer.hpp"
+#include "WorkerWire.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+bool readAll(int fd, char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+void writeAll(int fd, const std::string& bytes) {
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n > 0) {
+    ssize_t r = ::write(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) std::_Exit(kWorkerExitFatal);  // the parent is gone: nobody to answer
+    p += r, n -= static_cast<std::size_t>(r);
+  }
+}
+
+// Blocks for the next request; nullopt at end of input.
+std::optional<std::string> readFrame(int fd) {
+  unsigned char header[wire::kHeaderBytes];
+  if (!readAll(fd, reinterpret_cast<char*>(header), sizeof header)) return std::nullopt;
+  auto n = wire::payloadLength(header);
+  if (!n) return std::nullopt;  // a parent that sends garbage is not one to serve
+  std::string payload(*n, '\0');
+  if (!readAll(fd, payload.data(), payload.size())) return std::nullopt;
+  return payload;
+}
+
+// The protocol owns the original stdin/stdout; library chatter on stdout goes to stderr instead.
+std::pair<int, int> takeProtocolFds() {
+  int in = ::fcntl(0, F_DUPFD_CLOEXEC, 3), out = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (in < 0 || out < 0) throw IoError(fmt::format("worker cannot duplicate its pipes: {}", std::strerror(errno)));
+  ::dup2(2, 1);
+  if (int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC); devNull >= 0) {
+    ::dup2(devNull, 0);
+    ::close(devNull);
+  }
+  return {in, out};
+}
+
+[[noreturn]] void replyFatal(int out, const WorkerServer& server, CUresult code, const std::string& what) {
+  const char* name = nullptr;
+  server.gpu().cu().cuGetErrorName(code, &name);
+  CandidateResult r;
+  r.status = std::string(kStatusRuntimeFaultPrefix) + (name ? name : fmt::format("CUresult_{}", static_cast<int>(code)));
+  r.detail = what;
+  spdlog::debug("fatal: {}", what);
+  writeAll(out, wire::encodeFrame(wire::resultReply(r, true)));
+  std::_Exit(kWorkerExitFatal);  // destructors would only touch the poisoned context
+}
+
+// One request -> one reply. Returns false after "shutdown".
+bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
+  const std::string op = req.at("op").get<std::string>();
+  spdlog::debug("request {}", op);
+  if (op == "shutdown") {
+    writeAll(out, wire::encodeFrame(wire::okReply()));
+    return false;
+  }
+  try {
+    nlohmann::json reply;
+    if (op == "problem") {
+      server.setProblem(req.at("problem").get<Problem>());
+      reply = wire::okReply();
+    } else if (op == "run") {
+      reply = wire::resultReply(server.runCandidate(req.at("candidate").get<CandidateRequest>()), false);
+    } else if (op == "cublas") {
+      reply = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>()), false);
+    } else if (op == "canary") {
+      reply = wire::resultReply(server.canary(), false);
+    } else {
+      reply = wire::errorReply(fmt::format("unknown worker request '{}'", op), kExitUsage);
+    }
+    writeAll(out, wire::encodeFrame(reply));
+  } catch (const CudaError& e) {
+    // Any CUDA failure while a candidate or cuBLAS ran: restart rather than trust the context.
+    // Elsewhere (preparing a problem) only a context that reports a sticky error is fatal.
+    CUresult health = server.gpu().health();
+    if (op != "problem" || health != CUDA_SUCCESS) replyFatal(out, server, e.result, e.what());
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+  } catch (const CublasError& e) {
+    if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+  } catch (const Error& e) {
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), e.code())));
+  } catch (const std::exception& e) {
+    if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+  }
+  return true;
+}
+
+}  // namespace
+
+int runWorker(int gpuIndex) {
+  ::signal(SIGPIPE, SIG_IGN);  // a vanished parent shows up as EPIPE, handled in writeAll
+  auto [in, out] = takeProtocolFds();
+
+  std::unique_ptr<WorkerServer> server;
+  try {
+    server = std::make_unique<WorkerServer>(gpuIndex);
+  } catch (const Error& e) {
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), e.code())));
+    return e.code();
+  } catch (const std::exception& e) {
+    writeAll(out, wire::encodeFrame(wire::errorReply(fmt::format("worker cannot start on GPU {}: {}", gpuIndex, e.what()),
+                                                     kExitUnavailable)));
+    return kExitUnavailable;
+  }
+  writeAll(out, wire::encodeFrame(wire::helloReply(server->info())));
+  spdlog::debug("worker ready on GPU {} ({}, {})", gpuIndex, server->info().name, server->info().arch);
+
+  while (auto payload = readFrame(in)) {
+    nlohmann::json req;
+    try {
+      req = wire::decodePayload(*payload);
+      if (!req.contains("op")) throw std::runtime_error("malformed request: no op");
+    } catch (const std::exception& e) {
+      writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+      continue;
+    }
+    if (!serve(req, *server, out)) break;
+  }
+  return 0;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,115 @@
+#include "WorkerServer.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <limits>
+
+#include "CandidateKernel.hpp"
+#include "Timer.hpp"
+#include "Verifier.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune {
+
+WorkerServer::WorkerServer(int gpuIndex)
+    : gpu_(gpuIndex),
+      blas_(gpu_.stream()),
+      kernels_(gpu_.info().arch, gpu_.stream(), gpu_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)),
+      clock_(gpu_.info().pciBusId),
+      info_(gpu_.info()) {
+  info_.cublasVersion = blas_.version();
+}
+
+const ProblemData& WorkerServer::data() const {
+  if (!data_) throw UsageError("no problem set: send a problem before candidates or cuBLAS timings");
+  return *data_;
+}
+
+void WorkerServer::setProblem(const Problem& p) {
+  data_.reset();  // free the previous problem's buffers before allocating the next
+  data_ = std::make_unique<ProblemData>(p, gpu_, kernels_, blas_);
+  spdlog::debug("problem {}x{}x{} ready: {} rotation copies, integers in [-{}, {}]", p.M, p.N, p.K,
+                data_->layout().rotationCopies, data_->layout().intRange, data_->layout().intRange);
+}
+
+CandidateResult WorkerServer::refused(const std::string& what) const {
+  if (CUresult h = gpu_.health(); h != CUDA_SUCCESS)
+    throw CudaError(h, fmt::format("context unusable after: {}", what));
+  CandidateResult r;
+  r.status = kStatusLaunchError;
+  r.detail = what;
+  return r;
+}
+
+void WorkerServer::addTiming(CandidateResult& r, const TimingPolicy& policy, const std::function<void(int)>& launch) const {
+  TimingResult t = timeLaunches(policy, gpu_.stream(), launch);
+  gpu_.sync();
+  r.medianMs = t.summary.medianMs;
+  r.minMs = t.summary.minMs;
+  r.spread = t.summary.spread;
+  r.reps = t.summary.reps;
+  r.partial = t.partial;
+  r.smClockMHz = clock_.currentMHz();
+}
+
+CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
+  const ProblemData& d = data();
+  std::unique_ptr<CandidateKernel> kernel;
+  try {
+    kernel = std::make_unique<CandidateKernel>(req.cubin, req.loweredName, req.grid, req.block, req.dynamicSmemBytes,
+                                               gpu_.device());
+  } catch (const LaunchRefused& e) {
+    return refused(e.what());
+  }
+  CandidateResult r;
+  try {
+    if (req.verify) {
+      Verdict v = verify(d, gpu_, kernels_, [&](const SgemmArgs& a) { kernel->launch(gpu_.stream(), a); });
+      r.maxError = v.maxError;
+      if (!v.ok) {
+        r.status = kStatusWrongResult;
+        r.detail = v.detail;
+        return r;
+      }
+    }
+    if (req.time) addTiming(r, req.timing, [&](int rep) { kernel->launch(gpu_.stream(), d.timingArgs(rep)); });
+  } catch (const LaunchRefused& e) {
+    return refused(e.what());
+  }
+  r.status = kStatusOk;
+  if (r.partial) r.detail = fmt::format("stopped after {} runs: slower than {:.3g} x best", r.reps, req.timing.earlyStopRatio);
+  return r;
+}
+
+CandidateResult WorkerServer::runCublas(const TimingPolicy& policy) {
+  const ProblemData& d = data();
+  CandidateResult r;
+  addTiming(r, policy, [&](int rep) {
+    SgemmArgs a = d.timingArgs(rep);
+    blas_.sgemm(Cublas::Math::Default, a.m, a.n, a.k, a.alpha, a.a, a.b, a.beta, a.c);
+  });
+  r.status = kStatusOk;
+  r.detail = fmt::format("{} (default math, no TF32)", blas_.library());
+  return r;
+}
+
+CandidateResult WorkerServer::canary() {
+  constexpr int M = 61, N = 67, K = 59;  // odd sizes: edge handling is exercised too
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  DeviceBuffer A(4 * M * K), B(4 * K * N), C(4 * M * N), ref(4 * M * N);
+  kernels_.fillInt(A.ptr(), M * K, 101, 8);
+  kernels_.fillInt(B.ptr(), K * N, 102, 8);
+  blas_.sgemm(Cublas::Math::Pedantic, M, N, K, 1.0f, A.ptr(), B.ptr(), 0.0f, ref.ptr());
+  kernels_.fillConstant(C.ptr(), M * N, kNaN);
+  kernels_.canarySgemm(M, N, K, 1.0f, A.ptr(), B.ptr(), 0.0f, C.ptr());
+  gpu_.sync();
+  // The reference doubles as the tolerance base: the check is exact anyway.
+  CompareStats s = kernels_.compare(C.ptr(), ref.ptr(), ref.ptr(), M * N, 1.0f, true);
+  CandidateResult r;
+  r.status = s.bad == 0 ? kStatusOk : kStatusWrongResult;
+  if (s.bad) r.detail = fmt::format("canary: {} of {} elements differ from cuBLAS", s.bad, M * N);
+  return r;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,49 @@
+// WorkerServer: what the worker process does for each request — owns the CUDA context, cuBLAS,
+// the helper kernels and the current problem's buffers. Runs on the worker's only thread.
+//
+// Error contract: CudaError escaping a method means the context may be poisoned (the caller
+// replies fatal and exits); LaunchRefused never escapes (it becomes `launch_error` while the
+// context is healthy); gemmtune::Error means the request was refused and the worker is fine.
+#pragma once
+
+#include <memory>
+
+#include "Cublas.hpp"
+#include "GpuContext.hpp"
+#include "HelperKernels.hpp"
+#include "ProblemData.hpp"
+#include "SmClock.hpp"
+#include "WorkerProtocol.hpp"
+
+namespace gemmtune {
+
+class WorkerServer {
+ public:
+  // Throws NoGpuError / UsageError / UnavailableError (cuBLAS) with one actionable line.
+  explicit WorkerServer(int gpuIndex);
+
+  const WorkerInfo& info() const { return info_; }
+  const GpuContext& gpu() const { return gpu_; }
+
+  void setProblem(const Problem& p);
+  CandidateResult runCandidate(const CandidateRequest& req);
+  CandidateResult runCublas(const TimingPolicy& policy);
+  // A tiny SGEMM by a built-in kernel, checked exactly against cuBLAS: "ok" or "wrong_result".
+  CandidateResult canary();
+
+ private:
+  const ProblemData& data() const;
+  // LaunchRefused -> launch_error while the context is healthy; CudaError with the sticky code
+  // otherwise.
+  CandidateResult refused(const std::string& what) const;
+  void addTiming(CandidateResult& r, const TimingPolicy& policy, const std::function<void(int)>& launch) const;
+
+  GpuContext gpu_;
+  Cublas blas_;
+  HelperKernels kernels_;
+  SmClock clock_;
+  WorkerInfo info_;
+  std::unique_ptr<ProblemData> data_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,154 @@
+#include "WorkerWire.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace gemmtune {
+
+using nlohmann::json;
+
+namespace {
+// CBOR carries IEEE doubles, so +inf survives; text JSON would not, but frames are never text.
+double number(const json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<double>();
+}
+}  // namespace
+
+void to_json(json& j, const Dim3& d) { j = json::array({d.x, d.y, d.z}); }
+void from_json(const json& j, Dim3& d) {
+  if (!j.is_array() || j.size() != 3) throw std::runtime_error("malformed dim3: want [x, y, z]");
+  d = {j[0].get<unsigned>(), j[1].get<unsigned>(), j[2].get<unsigned>()};
+}
+
+void to_json(json& j, const Problem& p) { j = {{"M", p.M}, {"N", p.N}, {"K", p.K}, {"beta", p.beta}}; }
+void from_json(const json& j, Problem& p) {
+  p.M = j.at("M").get<long long>();
+  p.N = j.at("N").get<long long>();
+  p.K = j.at("K").get<long long>();
+  p.beta = number(j, "beta", 0);
+}
+
+void to_json(json& j, const TimingPolicy& p) {
+  j = {{"warmup_ms", p.warmupMs},       {"budget_ms", p.budgetMs},
+       {"min_reps", p.minReps},         {"max_reps", p.maxReps},
+       {"spread_target", p.spreadTarget}, {"early_stop_ratio", p.earlyStopRatio},
+       {"best_so_far_ms", p.bestSoFarMs}};
+}
+void from_json(const json& j, TimingPolicy& p) {
+  p.warmupMs = j.at("warmup_ms").get<double>();
+  p.budgetMs = j.at("budget_ms").get<double>();
+  p.minReps = j.at("min_reps").get<int>();
+  p.maxReps = j.at("max_reps").get<int>();
+  p.spreadTarget = j.at("spread_target").get<double>();
+  p.earlyStopRatio = j.at("early_stop_ratio").get<double>();
+  p.bestSoFarMs = j.at("best_so_far_ms").get<double>();
+}
+
+void to_json(json& j, const CandidateRequest& r) {
+  j = {{"instance", r.instance},
+       {"cubin", json::binary(std::vector<std::uint8_t>(r.cubin.begin(), r.cubin.end()))},
+       {"lowered_name", r.loweredName},
+       {"grid", r.grid},
+       {"block", r.block},
+       {"dynamic_smem_bytes", r.dynamicSmemBytes},
+       {"verify", r.verify},
+       {"time", r.time},
+       {"timing", r.timing}};
+}
+void from_json(const json& j, CandidateRequest& r) {
+  r.instance = j.at("instance").get<std::string>();
+  const auto& bin = j.at("cubin");
+  if (!bin.is_binary()) throw std::runtime_error("malformed request: cubin is not a byte string");
+  r.cubin.assign(bin.get_binary().begin(), bin.get_binary().end());
+  r.loweredName = j.at("lowered_name").get<std::string>();
+  r.grid = j.at("grid").get<Dim3>();
+  r.block = j.at("block").get<Dim3>();
+  r.dynamicSmemBytes = j.at("dynamic_smem_bytes").get<int>();
+  r.verify = j.at("verify").get<bool>();
+  r.time = j.at("time").get<bool>();
+  r.timing = j.at("timing").get<TimingPolicy>();
+}
+
+void to_json(json& j, const CandidateResult& r) {
+  j = {{"status", r.status},   {"detail", r.detail},   {"median_ms", r.medianMs},
+       {"min_ms", r.minMs},    {"spread", r.spread},   {"reps", r.reps},
+       {"partial", r.partial}, {"max_error", r.maxError}, {"sm_clock_mhz", r.smClockMHz}};
+}
+void from_json(const json& j, CandidateResult& r) {
+  r.status = j.at("status").get<std::string>();
+  r.detail = j.at("detail").get<std::string>();
+  r.medianMs = j.at("median_ms").get<double>();
+  r.minMs = j.at("min_ms").get<double>();
+  r.spread = j.at("spread").get<double>();
+  r.reps = j.at("reps").get<int>();
+  r.partial = j.at("partial").get<bool>();
+  r.maxError = number(j, "max_error", std::numeric_limits<double>::infinity());
+  r.smClockMHz = j.at("sm_clock_mhz").get<int>();
+}
+
+void to_json(json& j, const WorkerInfo& i) {
+  j = {{"gpu_index", i.gpuIndex},     {"name", i.name},
+       {"arch", i.arch},              {"pci_bus_id", i.pciBusId},
+       {"sm_count", i.smCount},       {"l2_bytes", i.l2Bytes},
+       {"total_mem_bytes", i.totalMemBytes}, {"free_mem_bytes", i.freeMemBytes},
+       {"driver_version", i.driverVersion},  {"cublas_version", i.cublasVersion},
+       {"max_clock_mhz", i.maxClockMHz}};
+}
+void from_json(const json& j, WorkerInfo& i) {
+  i.gpuIndex = j.at("gpu_index").get<int>();
+  i.name = j.at("name").get<std::string>();
+  i.arch = j.at("arch").get<std::string>();
+  i.pciBusId = j.at("pci_bus_id").get<std::string>();
+  i.smCount = j.at("sm_count").get<int>();
+  i.l2Bytes = j.at("l2_bytes").get<long long>();
+  i.totalMemBytes = j.at("total_mem_bytes").get<long long>();
+  i.freeMemBytes = j.at("free_mem_bytes").get<long long>();
+  i.driverVersion = j.at("driver_version").get<int>();
+  i.cublasVersion = j.at("cublas_version").get<int>();
+  i.maxClockMHz = j.at("max_clock_mhz").get<int>();
+}
+
+namespace wire {
+
+std::string encodeFrame(const json& message) {
+  std::vector<std::uint8_t> payload = json::to_cbor(message);
+  if (payload.size() > kMaxFrameBytes) throw std::runtime_error("message too large for one worker frame");
+  const auto n = static_cast<std::uint32_t>(payload.size());
+  std::string frame(kHeaderBytes + payload.size(), '\0');
+  for (std::size_t b = 0; b < kHeaderBytes; ++b) frame[b] = static_cast<char>((n >> (8 * b)) & 0xffu);
+  std::copy(payload.begin(), payload.end(), frame.begin() + kHeaderBytes);
+  return frame;
+}
+
+std::optional<std::uint32_t> payloadLength(const unsigned char header[kHeaderBytes]) {
+  std::uint32_t n = 0;
+  for (std::size_t b = 0; b < kHeaderBytes; ++b) n |= static_cast<std::uint32_t>(header[b]) << (8 * b);
+  if (n > kMaxFrameBytes) return std::nullopt;
+  return n;
+}
+
+json decodePayload(std::string_view payload) {
+  json j = json::from_cbor(payload.begin(), payload.end(), true, false);
+  if (j.is_discarded()) throw std::runtime_error("malformed worker frame: not CBOR");
+  if (!j.is_object()) throw std::runtime_error("malformed worker frame: not an object");
+  return j;
+}
+
+json problemRequest(const Problem& p) { return {{"op", "problem"}, {"problem", p}}; }
+json runRequest(const CandidateRequest& r) { return {{"op", "run"}, {"candidate", r}}; }
+json cublasRequest(const TimingPolicy& p) { return {{"op", "cublas"}, {"timing", p}}; }
+json canaryRequest() { return {{"op", "canary"}}; }
+json shutdownRequest() { return {{"op", "shutdown"}}; }
+
+json okReply() { return {{"ok", true}, {"fatal", false}}; }
+json resultReply(const CandidateResult& r, bool fatal) { return {{"ok", true}, {"result", r}, {"fatal", fatal}}; }
+json errorReply(const std::string& message, int exitCode) {
+  return {{"ok", false}, {"error", message}, {"exit_code", exitCode}, {"fatal", false}};
+}
+json helloReply(const WorkerInfo& info) { return {{"ok", true}, {"hello", info}, {"fatal", false}}; }
+
+}  // namespace wire
+}  // namespace gemmtune
