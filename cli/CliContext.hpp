@@ -29,6 +29,7 @@ using Action = std::function<int()>;
 
 // Each registers its subcommand on `app` and returns the action to run when it is chosen.
 Action addPtxCommand(CLI::App& app, CliContext& ctx);
+Action addTuneCommand(CLI::App& app, CliContext& ctx);
 Action addQueryCommand(CLI::App& app, CliContext& ctx);
 Action addResultsCommand(CLI::App& app, CliContext& ctx);
 Action addExportCommand(CLI::App& app, CliContext& ctx);

@@ -65,7 +65,7 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   options.budgetSec = a.budget;
   options.carry = a.carry;
   options.filter.prune = a.prune;
-  options.selfExe = ctx.selfExe;
+  options.selfExe = "/proc/self/exe";  // the worker is this very binary
   options.commandLine = ctx.commandLine;
   auto dbPath = db::resolveDatabasePath(a.db);
 

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "CliContext.hpp"
+#include "GpuDetect.hpp"
+#include "GpuSelect.hpp"
 #include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
     cli::Action a = add(app, ctx);
     actions[app.get_subcommands({}).at(before)] = std::move(a);
   };
+  reg(cli::addTuneCommand);
   reg(cli::addPtxCommand);
   reg(cli::addQueryCommand);
   reg(cli::addResultsCommand);
@@ -88,6 +91,7 @@ int main(int argc, char** argv) {
   }
 
   setupLogging(verbose ? 1 : quiet ? -1 : 0);
+  db::setAutoGpuDetector([] { return resolveGpu("auto"); });
   try {
     for (auto* sub : app.get_subcommands())
       if (auto it = actions.find(sub); it != actions.end()) return it->second();

@@ -1,7 +1,8 @@
 // fake_worker: speaks the worker protocol without a GPU and misbehaves on purpose, so the
 // WorkerClient's deadlines, restarts and canary logic can be tested on any machine.
 //   fake_worker MODE STATE_DIR
-// Every start and request is appended to STATE_DIR/log ("start", "canary", "problem", "run").
+// Every start and request is appended to STATE_DIR/log ("start", "canary", "problem", "run"),
+// every process id to STATE_DIR/pids.
 // Modes: healthy, no-gpu, hang-hello, bad-canary, crash-on-run, hang-on-run, garbage-on-run,
 // noncbor-on-run, fault-on-run, refuse-run, exit-after-canary, crash-then-sick.
 #include <signal.h>
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   stateDir = argv[2];
   const bool sickStart = mode == "crash-then-sick" && starts() >= 1;
   note("start");
+  std::ofstream(stateDir + "/pids", std::ios::app) << ::getpid() << "\n";
   if (mode == "no-gpu") {
     reply(wire::errorReply("no CUDA driver: libcuda.so.1 not found", 69));
     return 69;

@@ -1,2 +1,6 @@
 # tuner: GPU model, occupancy, candidate space (included from tests/CMakeLists.txt)
 gemmtune_add_test(occupancy_test SOURCES occupancy_test.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(gpu_profiles_test SOURCES gpu_profiles_test.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(candidate_filter_test SOURCES candidate_filter_test.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(tuner_cli_test SOURCES tuner_cli_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(space_gpu_test SOURCES space_gpu_test.cpp LIBS gemmtune_tuner GPU)

@@ -171,9 +171,13 @@ TEST_F(FakeWorker, HangingStartIsRetriedThenUnhealthyWithoutOrphans) {
   auto start = Clock::now();
   EXPECT_THROW(WorkerClient(argv("hang-hello"), o), GpuUnhealthyError);
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
-  // Every fake (and its sleeping child) is gone: no process of ours is left in any of their groups.
   auto l = log();
   EXPECT_EQ(std::count(l.begin(), l.end(), "start"), 3);
+  // Every fake and the child it started are gone.
+  std::ifstream pids(dir_ / "pids");
+  int n = 0;
+  for (pid_t pid; pids >> pid; ++n) EXPECT_EQ(liveMembers(pid), 0) << "group " << pid;
+  EXPECT_EQ(n, 3);
 }
 
 TEST_F(FakeWorker, DefiniteStartErrorIsNotRetried) {

@@ -7,3 +7,5 @@ gemmtune_add_test(worker_protocol_test SOURCES worker_protocol_test.cpp LIBS gem
 gemmtune_add_test(worker_client_test SOURCES worker_client_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
 target_compile_definitions(worker_client_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(worker_client_test fake_worker)
+
+gemmtune_add_test(worker_gpu_test SOURCES worker_gpu_test.cpp LIBS gemmtune_tuner GPU)

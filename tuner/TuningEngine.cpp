@@ -12,6 +12,7 @@
 #include "CandidateFilter.hpp"
 #include "CandidateSpace.hpp"
 #include "CudaDriver.hpp"
+#include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
 #include "Sha256.hpp"
 #include "WorkerClient.hpp"
@@ -78,10 +79,10 @@ db::CacheKey TuningEngine::keyFor(const Config& config, const std::string& sourc
   return k;
 }
 
-double TuningEngine::deadlineSec(const GemmShape& s, int launches) const {
-  // A candidate slower than 0.5 TFLOP/s is hopeless on any GPU gemmtune targets; give it room
-  // for `launches` launches at that speed plus a floor for loading and the verification.
-  return 15.0 + launches * s.flops() / 0.5e12;
+double TuningEngine::deadlineSec(const GemmShape& s, const TimingPolicy& policy) const {
+  // A kernel slower than 0.5 TFLOP/s is hopeless on any GPU gemmtune targets: the deadline
+  // leaves room for one that slow, so only hung or pathological kernels time out.
+  return WorkerClient::deadlineFor(policy, s.flops() / 0.5e12 * 1e3);
 }
 
 bool TuningEngine::overBudget() const { return options_.budgetSec > 0 && sizeGpuSec_ > options_.budgetSec; }
@@ -110,6 +111,7 @@ GpuOutcome TuningEngine::run() {
   runId_ = store_.beginRun(info);
 
   worker_ = std::make_unique<WorkerClient>(gpu_.deviceIndex, options_.selfExe);
+  spdlog::debug("worker on GPU {} ({}) ready", gpu_.deviceIndex, worker_->info().name);
 
   // Smallest first: each size carries its best candidates to the next larger one.
   std::vector<GemmShape> order = options_.sizes;
@@ -151,7 +153,7 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
   worker_->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
   TimingPolicy baselinePolicy = options_.timing;
   baselinePolicy.bestSoFarMs = 0;
-  CandidateResult cub = worker_->cublas(baselinePolicy, deadlineSec(shape, 40));
+  CandidateResult cub = worker_->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
   gpuBusySec_ += secondsSince(t0);
   if (cub.status == kStatusOk) {
     out.cublasMs = cub.medianMs;
@@ -325,7 +327,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       req.timing = options_.timing;
       req.timing.bestSoFarMs = c.config == classic ? 0 : bestMs;  // the yardstick is never cut short
       auto t0 = Clock::now();
-      CandidateResult r = worker_->run(req, deadlineSec(shape, 12));
+      CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
       double busy = secondsSince(t0);
       gpuBusySec_ += busy;
       sizeGpuSec_ += busy;
@@ -408,14 +410,14 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
       req.dynamicSmemBytes = cfg.family->dynamicSmemBytes(cfg);
       req.verify = false;  // verified when first measured at this exact size
       req.timing = quick;
-      CandidateResult r = worker_->run(req, deadlineSec(shape, 12));
+      CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
       if (r.status == kStatusOk) {
         samples[i].push_back(r.medianMs);
         reps[i] += r.reps;
       }
     }
     if (out.cublasMs) {
-      CandidateResult c = worker_->cublas(quick, deadlineSec(shape, 40));
+      CandidateResult c = worker_->cublas(quick, deadlineSec(shape, quick));
       if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
     }
   }

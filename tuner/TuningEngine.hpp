@@ -50,7 +50,7 @@ class TuningEngine {
   void retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out);
   db::CacheKey keyFor(const Config& config, const std::string& sourceHash, const GemmShape& shape) const;
   const std::string& sourceHashOf(const Family& family);
-  double deadlineSec(const GemmShape& shape, int launches) const;
+  double deadlineSec(const GemmShape& shape, const TimingPolicy& policy) const;
   bool overBudget() const;
   void record(const db::ResultRecord& rec);
 

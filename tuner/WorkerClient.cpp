@@ -133,7 +133,7 @@ void WorkerClient::startWithCanary(bool recovering) {
 
     std::string payload;
     if (auto io = child_->receive(payload, after(options_.startDeadlineSec)); io != ChildProcess::Io::Ok) {
-      attemptFailed(fmt::format("no hello within {:.0f} s: {} ({})", options_.startDeadlineSec, ioText(io),
+      attemptFailed(fmt::format("no hello within {:.1f} s: {} ({})", options_.startDeadlineSec, ioText(io),
                                 child_->reap(options_.exitGrace)));
       continue;
     }
@@ -163,7 +163,7 @@ void WorkerClient::startWithCanary(bool recovering) {
     if (canary.kind == Reply::Kind::Ok) {
       try {
         CandidateResult r = canary.body.at("result").get<CandidateResult>();
-        canaryStatus = r.status == kStatusOk ? "" : fmt::format("{} {}", r.status, r.detail);
+        canaryStatus = r.status == kStatusOk ? "" : r.detail.empty() ? r.status : fmt::format("{}: {}", r.status, r.detail);
       } catch (const std::exception& e) {
         canaryStatus = fmt::format("malformed canary reply: {}", e.what());
       }

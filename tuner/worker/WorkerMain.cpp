@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <spdlog/spdlog.h>
@@ -119,6 +120,7 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
 }  // namespace
 
 int runWorker(int gpuIndex) {
+  spdlog::default_logger()->set_pattern(fmt::format("gemmtune worker {}: %^%l%$: %v", gpuIndex));
   ::signal(SIGPIPE, SIG_IGN);  // a vanished parent shows up as EPIPE, handled in writeAll
   auto [in, out] = takeProtocolFds();
 

@@ -1,0 +1,149 @@
+// The results commands as a user runs them: query, results, export, import, db backup/check —
+// including missing, damaged and newer databases.
+// Run: ctest -R dbCli
+#include <nlohmann/json.hpp>
+
+#include "CliRunner.hpp"
+#include "Database.hpp"
+#include "Schema.hpp"
+#include "db_test_support.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::db;
+using gemmtune::test::runCli;
+using gemmtune::test::ScratchDir;
+
+namespace {
+
+struct CliFixture : ::testing::Test {
+  ScratchDir dir;
+  std::string db = (dir / "tune.db").string();
+
+  void populate() {
+    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
+    ResultStore store(database);
+    auto run = store.beginRun(test::testRun());
+    store.recordResult(run, test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000));
+    store.recordResult(run, test::okResult("smem_bs32", 4096, 4096, 4096, 9000));
+    auto failed = test::okResult("smem_bs32_guarded", 4096, 4096, 4096, 1);
+    failed.setStatus("rejected:smem_per_block");
+    failed.medianMs.reset();
+    failed.gflops.reset();
+    store.recordResult(run, failed);
+    BaselineRecord b;
+    b.libraryVersion = "12.9";
+    b.problem = {4096, 4096, 4096};
+    b.medianMs = 2.0 * 4096.0 * 4096 * 4096 / (50000 * 1e6);
+    store.recordBaseline(run, b);
+  }
+};
+
+}  // namespace
+
+using dbCli = CliFixture;
+
+TEST_F(dbCli, QueryWithoutADatabaseSaysToTuneFirst) {
+  auto r = runCli({"query", "--db", db, "--gpu", "h100", "--size", "4096"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("run `gemmtune tune` first"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  auto env = runCli({"query", "--size", "4096"}, {"GEMMTUNE_DB=" + db});
+  EXPECT_EQ(env.exitCode, 1);
+  EXPECT_NE(env.err.find(db), std::string::npos) << env.err;
+}
+
+TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
+  populate();
+  auto r = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["match"], "exact");
+  EXPECT_EQ(j["instance"], "blocktile1d_bm64_bn64_bk8_tm8");
+  EXPECT_NEAR(j["gflops"].get<double>(), 17000, 1e-6);
+  EXPECT_NEAR(j["percent_of_cublas"].get<double>(), 34.0, 1e-6);
+  EXPECT_EQ(j["ptx_command"], "gemmtune ptx blocktile1d_bm64_bn64_bk8_tm8 --arch sm_90 --stats");
+
+  auto near = runCli({"query", "--db", db, "--gpu", "nvidia h100 80gb hbm3", "--mnk", "4000x4096x4096"});
+  ASSERT_EQ(near.exitCode, 0) << near.err;
+  EXPECT_NE(near.out.find("blocktile1d_bm64_bn64_bk8_tm8_guarded"), std::string::npos) << near.out;
+  EXPECT_NE(near.out.find("nearest_size"), std::string::npos) << near.out;
+
+  auto family = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--family", "smem", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(family.out)["instance"], "smem_bs32");
+  auto none = runCli({"query", "--db", db, "--gpu", "A100", "--size", "4096"});
+  EXPECT_EQ(none.exitCode, 2);
+  EXPECT_NE(none.err.find("no GPU 'A100' in the database"), std::string::npos) << none.err;
+  // No detector is registered in this build: auto falls back to the only stored GPU.
+  auto autoGpu = runCli({"query", "--db", db, "--size", "4096", "--json"});
+  EXPECT_EQ(autoGpu.exitCode, 0) << autoGpu.err;
+}
+
+TEST_F(dbCli, ResultsListsFailuresAndFiltersByStatus) {
+  populate();
+  auto all = runCli({"results", "--db", db, "--json"});
+  ASSERT_EQ(all.exitCode, 0) << all.err;
+  auto rows = nlohmann::json::parse(all.out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["instance"], "blocktile1d_bm64_bn64_bk8_tm8");
+  EXPECT_EQ(rows[2]["status"], "rejected:smem_per_block");
+  EXPECT_EQ(rows[0]["stale"], false);
+
+  auto csv = runCli({"results", "--db", db, "--status", "ok", "--csv"});
+  ASSERT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 3);  // header + 2 ok rows
+  EXPECT_EQ(csv.out.rfind("gpu,m,n,k,", 0), 0u);
+
+  auto table = runCli({"results", "--db", db, "--size", "4096", "--family", "smem"});
+  EXPECT_NE(table.out.find("rejected:smem_per_block"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("blocktile1d"), std::string::npos);
+}
+
+TEST_F(dbCli, DamagedOrNewerDatabaseExits65AndIsLeftAlone) {
+  test::writeBytes(db, "this is not a database, just text that is long enough to look like a header....");
+  std::string before = test::readBytes(db);
+  for (auto args : std::vector<std::vector<std::string>>{{"query", "--db", db, "--size", "64"},
+                                                         {"results", "--db", db},
+                                                         {"export", "--db", db, (dir / "x.json").string()}}) {
+    auto r = runCli(args);
+    EXPECT_EQ(r.exitCode, 65) << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(test::readBytes(db), before);
+
+  std::filesystem::remove(db);
+  populate();
+  {
+    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
+    database.exec("PRAGMA user_version = 42");
+  }
+  auto r = runCli({"results", "--db", db});
+  EXPECT_EQ(r.exitCode, 65);
+  EXPECT_NE(r.err.find("schema version 42, newer than this gemmtune understands"), std::string::npos) << r.err;
+}
+
+TEST_F(dbCli, ExportImportIsIdempotentAndBackupIsComplete) {
+  populate();
+  std::string file = (dir / "export.json").string(), merged = (dir / "merged.db").string();
+  auto e = runCli({"export", "--db", db, file});
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  auto first = runCli({"import", "--db", merged, file});
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+  EXPECT_NE(first.out.find("3 results written, 0 unchanged"), std::string::npos) << first.out;
+  auto second = runCli({"import", "--db", merged, file});
+  EXPECT_NE(second.out.find("0 results written, 3 unchanged"), std::string::npos) << second.out;
+
+  test::writeBytes(dir / "bad.json", R"({"format": "gemmtune-results", "version": 1, "gpus": 5})");
+  auto bad = runCli({"import", "--db", merged, (dir / "bad.json").string()});
+  EXPECT_EQ(bad.exitCode, 65);
+  EXPECT_NE(bad.err.find("'gpus' must be an array"), std::string::npos) << bad.err;
+  auto fresh = runCli({"import", "--db", (dir / "never.db").string(), (dir / "bad.json").string()});
+  EXPECT_EQ(fresh.exitCode, 65);
+  EXPECT_FALSE(std::filesystem::exists(dir / "never.db"));  // a bad file creates nothing
+
+  std::string copy = (dir / "copy.db").string();
+  auto b = runCli({"db", "backup", copy, "--db", merged});
+  ASSERT_EQ(b.exitCode, 0) << b.err;
+  auto check = runCli({"db", "check", "--db", copy});
+  EXPECT_EQ(check.exitCode, 0) << check.err;
+  EXPECT_NE(check.out.find("ok (schema 1, 3 results, 1 runs, 1 GPUs)"), std::string::npos) << check.out;
+}

@@ -1,0 +1,176 @@
+// Lookup: exact match, the nearest-size rule with the guarded form, family restriction, stale
+// rows never best, re-validation against the GPU's limits, memoisation.
+// Run: ctest -R dbLookup
+#include <cmath>
+
+#include "Database.hpp"
+#include "Lookup.hpp"
+#include "db_test_support.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::db;
+using gemmtune::test::ScratchDir;
+
+namespace {
+
+struct LookupFixture : ::testing::Test {
+  ScratchDir dir;
+  Database db{dir / "tune.db", {OpenMode::ReadWrite, OpenCheck::Quick}};
+  ResultStore store{db};
+  std::int64_t run = store.beginRun(test::testRun());
+  GpuSpec gpu = test::testGpu();
+
+  PresentEnvironment present() {
+    PresentEnvironment p = PresentEnvironment::thisBuild();
+    p.driverVersion = test::kDriver;
+    return p;
+  }
+  void add(const std::string& instance, long long m, long long n, long long k, double gflops) {
+    ASSERT_TRUE(store.recordResult(run, test::okResult(instance, m, n, k, gflops)));
+  }
+};
+
+}  // namespace
+
+using dbLookup = LookupFixture;
+
+TEST(dbLookupRule, SizeDistanceIsTheSumOfLog2Ratios) {
+  EXPECT_DOUBLE_EQ(sizeDistance({4096, 4096, 4096}, {4096, 4096, 4096}), 0);
+  EXPECT_DOUBLE_EQ(sizeDistance({4096, 4096, 4096}, {2048, 2048, 2048}), 3);
+  EXPECT_DOUBLE_EQ(sizeDistance({1024, 4096, 512}, {2048, 1024, 512}), 1 + 2);
+}
+
+TEST_F(dbLookup, ExactMatchIsTheFastestOkRow) {
+  add("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
+  add("smem_bs32", 4096, 4096, 4096, 9000);
+  add("blocktile1d_bm128_bn64_bk8_tm8", 2048, 2048, 2048, 25000);
+  Lookup lookup(db, present());
+  auto r = lookup.best(gpu, {4096, 4096, 4096});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8");
+  EXPECT_DOUBLE_EQ(r.gflops, 17000);
+  EXPECT_EQ(r.threadsPerBlock, 512);
+  EXPECT_EQ(r.dynamicSmemBytes, 4096);
+  EXPECT_EQ(r.loweredName, "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfS1_fPf");
+  EXPECT_EQ(r.cubin.substr(1, 3), "ELF");
+  auto smemOnly = lookup.best(gpu, {4096, 4096, 4096}, "smem");
+  EXPECT_EQ(smemOnly.instance, "smem_bs32");
+  EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}, "nosuchfamily").quality, MatchQuality::none);
+}
+
+TEST_F(dbLookup, NearestSizeTakesTheClosestMeasuredSizeInGuardedFormWhenTilesDoNotDivide) {
+  add("blocktile1d_bm64_bn64_bk8_tm8", 1024, 1024, 1024, 15000);    // d(1000^3) ~ 0.10
+  add("blocktile1d_bm128_bn64_bk8_tm8", 4096, 4096, 4096, 26000);   // d ~ 6.0
+  Lookup lookup(db, present());
+  auto r = lookup.best(gpu, {1000, 1000, 1000});
+  EXPECT_EQ(r.quality, MatchQuality::nearest_size);
+  EXPECT_EQ(r.measuredInstance, "blocktile1d_bm64_bn64_bk8_tm8");
+  EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded");  // 1000 is not a multiple of 64
+  EXPECT_TRUE(r.config->guarded);
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{1024, 1024, 1024}));
+  EXPECT_NEAR(r.distance, 3 * std::log2(1024.0 / 1000.0), 1e-12);
+  EXPECT_TRUE(r.cubin.empty());  // the stored cubin is the unguarded kernel
+
+  auto divisible = lookup.best(gpu, {2048, 2048, 2048});  // d = 3 to 1024, 3 to 4096: larger wins
+  EXPECT_EQ(divisible.quality, MatchQuality::nearest_size);
+  EXPECT_EQ(divisible.measuredProblem, (ProblemKey{4096, 4096, 4096}));
+  EXPECT_EQ(divisible.instance, "blocktile1d_bm128_bn64_bk8_tm8");  // tiles divide 2048: unguarded
+  EXPECT_FALSE(divisible.cubin.empty());
+}
+
+TEST_F(dbLookup, StaleRowsAreNeverBest) {
+  auto staleSource = test::okResult("blocktile1d_bm128_bn64_bk8_tm8", 4096, 4096, 4096, 30000);
+  staleSource.key.sourceHash = std::string(64, '0');
+  auto staleNvrtc = test::okResult("blocktile1d_bm64_bn128_bk8_tm8", 4096, 4096, 4096, 29000);
+  staleNvrtc.key.nvrtcVersion = "11.0";
+  auto staleDriver = test::okResult("blocktile1d_bm32_bn64_bk8_tm8", 4096, 4096, 4096, 28000);
+  staleDriver.key.driverVersion = 12000;
+  auto staleMethod = test::okResult("blocktile1d_bm64_bn32_bk8_tm8", 4096, 4096, 4096, 27000);
+  staleMethod.key.methodVersion = "tune0.time0.verify0";
+  for (const auto* r : {&staleSource, &staleNvrtc, &staleDriver, &staleMethod}) ASSERT_TRUE(store.recordResult(run, *r));
+  add("smem_bs32", 4096, 4096, 4096, 9000);
+  Lookup lookup(db, present());
+  auto r = lookup.best(gpu, {4096, 4096, 4096});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_EQ(r.instance, "smem_bs32");
+  EXPECT_DOUBLE_EQ(r.gflops, 9000);
+
+  StoredKeyParts parts{staleNvrtc.key.driverVersion, staleNvrtc.key.nvrtcVersion, staleNvrtc.key.compileOptions,
+                       staleNvrtc.key.sourceHash, staleNvrtc.key.methodVersion};
+  Config c = FamilyRegistry::builtin().parseName("blocktile1d_bm64_bn128_bk8_tm8");
+  auto reasons = staleReasons(parts, &c, present());
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_EQ(reasons[0].rfind("NVRTC 11.0 (now ", 0), 0u) << reasons[0];
+}
+
+TEST_F(dbLookup, RowsFailingRevalidationAreSkipped) {
+  // Unknown family, a name that does not parse, an unguarded kernel at a size its tiles do not
+  // divide, a row whose launch geometry contradicts the family: all faster than the valid row,
+  // none may be served.
+  auto unknown = test::okResult("smem_bs32_guarded", 2000, 2000, 2000, 99000);
+  unknown.key.instance = "warptile_bm128";
+  auto garbled = test::okResult("smem_bs32_guarded", 2000, 2000, 2000, 98000);
+  garbled.key.instance = "blocktile1d_bm64'; --";
+  auto unguarded = test::okResult("blocktile1d_bm128_bn64_bk8_tm8", 2000, 2000, 2000, 97000);
+  auto contradicting = test::okResult("blocktile1d_bm64_bn128_bk8_tm8_guarded", 2000, 2000, 2000, 96000);
+  contradicting.threadsPerBlock = 4096;
+  for (const auto* r : {&unknown, &garbled, &unguarded, &contradicting}) ASSERT_TRUE(store.recordResult(run, *r));
+  add("blocktile1d_bm64_bn64_bk8_tm8_guarded", 2000, 2000, 2000, 17000);
+  Lookup lookup(db, present());
+  auto r = lookup.best(gpu, {2000, 2000, 2000});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded");
+  EXPECT_DOUBLE_EQ(r.gflops, 17000);
+}
+
+TEST(dbLookupRule, LaunchProblemNamesTheLimit) {
+  GpuSpec gpu = test::testGpu();
+  StoredResult row;
+  Config big = FamilyRegistry::builtin().parseName("blocktile1d_bm128_bn128_bk128_tm16");  // 128 KiB, 1024 threads
+  EXPECT_FALSE(launchProblem(big, row, gpu).has_value());
+  gpu.smemPerBlockOptin = 100 * 1024;
+  EXPECT_EQ(launchProblem(big, row, gpu).value_or(""),
+            "131072 B of shared memory exceed the GPU's opt-in limit of 102400 B");
+  gpu = test::testGpu();
+  gpu.maxThreadsPerBlock = 256;
+  EXPECT_EQ(launchProblem(big, row, gpu).value_or(""), "1024 threads per block exceed the GPU's 256");
+  row.registers = 255;
+  Config mid = FamilyRegistry::builtin().parseName("blocktile1d_bm64_bn64_bk8_tm8");  // 512 threads
+  EXPECT_EQ(launchProblem(mid, row, test::testGpu()).value_or(""),
+            "255 registers x 512 threads exceed the GPU's 65536 per block");
+  row.registers = 64;
+  EXPECT_FALSE(launchProblem(mid, row, test::testGpu()).has_value());
+}
+
+TEST_F(dbLookup, OversizedKernelIsSkippedOnAGpuWithSmallerLimits) {
+  GpuSpec small = gpu;
+  small.smemPerBlockOptin = 100 * 1024;  // part of the fingerprint: record under this GPU
+  auto smallRun = store.beginRun(test::testRun(small));
+  ASSERT_TRUE(store.recordResult(smallRun, test::okResult("blocktile1d_bm128_bn128_bk128_tm16", 2048, 2048, 2048, 97000, small)));
+  ASSERT_TRUE(store.recordResult(smallRun, test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 2048, 2048, 2048, 17000, small)));
+  Lookup lookup(db, present());
+  auto r = lookup.best(small, {2048, 2048, 2048});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8");
+}
+
+TEST_F(dbLookup, NoRowsOrUnknownGpuGivesNone) {
+  Lookup lookup(db, present());
+  EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).quality, MatchQuality::none);
+  add("smem_bs32", 4096, 4096, 4096, 9000);
+  Lookup fresh(db, present());
+  EXPECT_EQ(fresh.best(test::testGpu(66), {4096, 4096, 4096}).quality, MatchQuality::none);
+  EXPECT_FALSE(fresh.best(test::testGpu(66), {4096, 4096, 4096}).config.has_value());
+}
+
+TEST_F(dbLookup, WarmLookupsAreMemoisedUntilCleared) {
+  add("smem_bs32", 4096, 4096, 4096, 9000);
+  Lookup lookup(db, present());
+  EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "smem_bs32");
+  add("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "smem_bs32");
+  EXPECT_EQ(lookup.computedCount(), 1u);
+  lookup.clear();
+  EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "blocktile1d_bm64_bn64_bk8_tm8");
+  EXPECT_EQ(lookup.computedCount(), 2u);
+}

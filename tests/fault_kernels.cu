@@ -1,0 +1,38 @@
+// Test-only kernel template (family "fault"): a correct naive SGEMM that misbehaves on purpose,
+// one way per MODE, so the worker's fault handling can be tested. Never part of the product.
+//
+// | MODE | behaviour                                  | expected status                         |
+// |------|--------------------------------------------|-----------------------------------------|
+// | 0    | healthy                                    | ok                                      |
+// | 1    | one store 4 TiB past C                     | runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS |
+// | 2    | float4 store to C + 1 (4-byte aligned)     | runtime_fault:CUDA_ERROR_MISALIGNED_ADDRESS |
+// | 3    | __trap()                                   | runtime_fault:CUDA_ERROR_LAUNCH_FAILED (or the driver's trap code) |
+// | 4    | spins forever                              | timeout                                 |
+// | 5    | drops the last K tile of 8                 | wrong_result                            |
+// | 6    | NaN in one element                         | wrong_result                            |
+// | 7    | writes nothing                             | wrong_result                            |
+// Launch: block 256 (16 x 16 as one dimension), grid (ceil(N / 16), ceil(M / 16)), no smem.
+
+template <int MODE, bool GUARDED>
+__global__ void __launch_bounds__(256)
+    sgemm_fault(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
+                int ldb, float beta, float* __restrict__ C, int ldc) {
+  const bool leader = threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0;
+  if (MODE == 1 && leader) C[1LL << 40] = 1.0f;
+  if (MODE == 2 && leader) *reinterpret_cast<float4*>(C + 1) = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+  if (MODE == 3 && leader) __trap();
+  if (MODE == 4)
+    while (*reinterpret_cast<const volatile float*>(A) != 12345.5f) {
+    }
+  if (MODE == 7) return;
+
+  const int row = blockIdx.y * 16 + threadIdx.x / 16, col = blockIdx.x * 16 + threadIdx.x % 16;
+  if (GUARDED && (row >= M || col >= N)) return;
+  const int kEnd = MODE == 5 ? (K > 8 ? (K - 1) / 8 * 8 : 0) : K;
+  float acc = 0.0f;
+  for (int k = 0; k < kEnd; ++k) acc += A[(long long)row * lda + k] * B[(long long)k * ldb + col];
+  float* c = C + (long long)row * ldc + col;
+  float out = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+  if (MODE == 6 && row == M / 2 && col == N / 3) out = __int_as_float(0x7fc00000);
+  *c = out;
+}

@@ -1,0 +1,133 @@
+// `gemmtune space` and `gemmtune gpus` as a user runs them: output shape, JSON, and one clear
+// line with exit code 2 (usage) or 69 (no GPU) for bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "CliRunner.hpp"
+#include "CudaDriver.hpp"
+
+using gemmtune::test::runCli;
+
+namespace {
+
+// Shared by every test here so the few real compiles happen once.
+std::string cacheDir() {
+  static const std::string dir = (std::filesystem::temp_directory_path() / "gemmtune-tuner-cli-test-cache").string();
+  return dir;
+}
+
+std::vector<std::string> space(std::vector<std::string> args) {
+  args.insert(args.begin(), {"--cache-dir", cacheDir(), "space"});
+  return args;
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+void expectUsageError(const std::vector<std::string>& args, const std::string& fragment) {
+  auto r = runCli(args);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+}  // namespace
+
+TEST(SpaceCli, TableWithSummaryForAnOfflineProfile) {
+  auto r = runCli(space({"--gpu", "h100", "--family", "smem", "--size", "4096"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("smem on NVIDIA H100 80GB HBM3 (profile h100, sm_90, 132 SMs), size 4096"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instance"), std::string::npos);
+  EXPECT_NE(r.out.find("limiter"), std::string::npos);
+  // Every tile edge but 24 divides 4096, so only that one needs the guarded form.
+  EXPECT_NE(r.out.find("smem_bs24_guarded"), std::string::npos);
+  EXPECT_NE(r.out.find("smem_bs32 "), std::string::npos);
+  EXPECT_NE(r.out.find("4 enumerated, 0 statically rejected, 4 compiled, 0 compile errors, 0 rejected after compile, "
+                       "0 pruned, 4 left to time"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(lines(r.out), 1 + 1 + 4 + 1);  // title, header, rows, summary
+  // smem_bs32: 1024 threads, 8 KiB, 2 blocks, 64/64 warps, threads+registers (see occupancy_test).
+  auto row = r.out.substr(r.out.find("smem_bs32 "));
+  row = row.substr(0, row.find('\n'));
+  for (const char* field : {" 1024 ", " 8192 ", " 2 ", " 64/64 ", " 100.0% ", "threads+registers", "accepted"})
+    EXPECT_NE(row.find(field), std::string::npos) << field << " in: " << row;
+}
+
+TEST(SpaceCli, JsonCarriesEveryCandidate) {
+  auto r = runCli(space({"--gpu", "h100", "--family", "smem", "--size", "4096", "--all", "--json"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpu"]["profile"], "h100");
+  EXPECT_EQ(j["gpu"]["smem_per_block_optin_bytes"], 227 * 1024);
+  EXPECT_EQ(j["family"], "smem");
+  EXPECT_EQ(j["size"]["M"], 4096);
+  ASSERT_EQ(j["candidates"].size(), 8u);
+  EXPECT_EQ(j["summary"]["enumerated"], 8);
+  EXPECT_EQ(j["summary"]["accepted"], 8);
+  for (const auto& c : j["candidates"]) {
+    EXPECT_EQ(c["status"], "accepted");
+    EXPECT_GT(c["registers"].get<int>(), 0);
+    EXPECT_GE(c["occupancy"]["blocks_per_sm"].get<int>(), 1);
+  }
+}
+
+TEST(SpaceCli, RejectionsNeedNoCompiler) {
+  auto r = runCli(space({"--gpu", "t4", "--family", "blocktile1d", "--params", "BM=16,BN=256,TM=4,BK=64"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("blocktile1d_bm16_bn256_bk64_tm4_guarded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rejected:smem 69632 B > 65536 B opt-in maximum per block"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 enumerated, 1 statically rejected, 0 compiled"), std::string::npos) << r.out;
+}
+
+TEST(SpaceCli, AcceptedOnlyHidesRejectedRows) {
+  auto r = runCli(space({"--gpu", "t4", "--family", "blocktile1d", "--params", "BM=16,BN=256,TM=4,BK=64", "--accepted"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.find("rejected:smem"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 statically rejected"), std::string::npos) << r.out;
+}
+
+TEST(SpaceCli, BadInputIsOneLineAndExitTwo) {
+  expectUsageError(space({"--gpu", "h900", "--family", "smem"}), "unknown GPU 'h900' (choose from: auto, all");
+  expectUsageError(space({"--gpu", "h100", "--family", "warptile"}), "unknown family 'warptile' (choose from: smem, blocktile1d)");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "40x96"}), "bad size '40x96'");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "0"}), "bad size '0'");
+  expectUsageError(space({"--gpu", "h100"}), "give --family");
+  expectUsageError(space({"--gpu", "all", "--family", "smem"}), "not 'all'");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--params", "BM=4"}), "not NAME=VALUE with NAME one of BLOCKSIZE");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--prune"}), "--prune needs --size");
+}
+
+TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {
+  if (gemmtune::CudaDriver::available()) GTEST_SKIP() << "a CUDA driver is present";
+  auto r = runCli(space({"--gpu", "auto", "--family", "smem"}));
+  EXPECT_EQ(r.exitCode, 69) << r.err;
+  EXPECT_NE(r.err.find("no CUDA GPU for --gpu auto"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(GpusCli, ListsEveryProfileWithLimits) {
+  auto r = runCli({"gpus"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* k : {"h100", "h200", "a100", "a6000", "l4", "rtx4090", "t4", "v100"})
+    EXPECT_NE(r.out.find(k), std::string::npos) << k;
+  for (const char* row : {"smem / block opt-in", "registers / SM", "blocks / SM", "smem reserved / block", "L2"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row;
+  EXPECT_NE(r.out.find("Detected GPUs"), std::string::npos);
+}
+
+TEST(GpusCli, Json) {
+  auto r = runCli({"gpus", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["profiles"].size(), 8u);
+  EXPECT_EQ(j["profiles"][0]["profile"], "h100");
+  EXPECT_EQ(j["profiles"][0]["smem_per_sm_bytes"], 233472);
+  EXPECT_FALSE(j["profiles"][0]["source"].get<std::string>().empty());
+  if (!gemmtune::CudaDriver::available()) {
+    EXPECT_TRUE(j["detected"].empty());
+    EXPECT_TRUE(j.contains("detect_error"));
+  }
+}

@@ -1,0 +1,208 @@
+// The GPU worker on a real GPU (label gpu; skipped without a driver): verification of real
+// templates at odd sizes, timing sanity against cuBLAS, early stop, and the fault family — every
+// fault gets its status and a healthy kernel measures ok right after each one.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "Compiler.hpp"
+#include "CudaDriver.hpp"
+#include "FamilyRegistry.hpp"
+#include "NvrtcCompiler.hpp"
+#include "WorkerClient.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+// The test-only family of tests/fault_kernels.cu.
+Family faultFamily() {
+  Family f;
+  f.name = "fault";
+  f.templateFile = "fault_kernels.cu";
+  f.kernelName = "sgemm_fault";
+  f.description = "naive SGEMM that faults on purpose (tests only)";
+  f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7}, "which fault (see the template)"}};
+  f.threadsPerBlock = [](const Config&) { return 256; };
+  f.grid = [](const Config&, long long M, long long N) {
+    return Dim3{static_cast<unsigned>((N + 15) / 16), static_cast<unsigned>((M + 15) / 16), 1};
+  };
+  f.dynamicSmemBytes = [](const Config&) { return 0; };
+  f.staticSmemBytes = [](const Config&) { return 0; };
+  f.mTile = f.nTile = f.kTile = [](const Config&) { return 16; };
+  return f;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TimingPolicy quickTiming() {
+  TimingPolicy p;
+  p.warmupMs = 20;
+  p.budgetMs = 50;
+  p.minReps = 5;
+  p.maxReps = 50;
+  return p;
+}
+
+CandidateRequest requestFor(const Config& config, const CompileResult& r, const Problem& p, const TimingPolicy& timing) {
+  const Family& f = *config.family;
+  CandidateRequest req;
+  req.instance = config.name();
+  req.cubin = r.cubin;
+  req.loweredName = r.loweredName;
+  req.grid = f.grid(config, p.M, p.N);
+  req.block = {static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
+  req.dynamicSmemBytes = f.dynamicSmemBytes(config);
+  req.timing = timing;
+  return req;
+}
+
+class WorkerGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!CudaDriver::available()) GTEST_SKIP() << "no CUDA driver/GPU";
+    client_ = std::make_unique<WorkerClient>(0, GEMMTUNE_CLI);
+    arch_ = client_->info().arch;
+  }
+
+  // A built-in template instance, compiled for this GPU.
+  CandidateRequest builtin(const std::string& name, const Problem& p, bool time) {
+    Config c = FamilyRegistry::builtin().parseName(name);
+    CompileResult r = compiler_.compile(c, arch_);
+    EXPECT_TRUE(r.ok) << r.log;
+    CandidateRequest req = requestFor(c, r, p, quickTiming());
+    req.time = time;
+    return req;
+  }
+
+  CandidateRequest fault(int mode, const Problem& p) {
+    static const Family family = faultFamily();
+    Config c{&family, {mode}, true};
+    CompileResult r = NvrtcCompiler::compile(readFile(GEMMTUNE_SOURCE_DIR "/tests/fault_kernels.cu"), c.nameExpression(), arch_);
+    EXPECT_TRUE(r.ok) << r.log;
+    return requestFor(c, r, p, quickTiming());
+  }
+
+  std::unique_ptr<WorkerClient> client_;
+  std::string arch_;
+  Compiler compiler_{CompilerOptions{{}, {}, 1}};
+};
+
+}  // namespace
+
+TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
+  for (Problem p : {Problem{1000, 1000, 1000}, Problem{17, 33, 7}, Problem{257, 129, 65, 2.0}}) {
+    client_->setProblem(p);
+    for (const char* name : {"smem_bs16_guarded", "blocktile1d_bm64_bn64_bk8_tm8_guarded"}) {
+      auto r = client_->run(builtin(name, p, false), 60);
+      EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
+      EXPECT_LE(r.maxError, 1.0) << name;
+    }
+  }
+  EXPECT_EQ(client_->restarts(), 0);
+}
+
+TEST_F(WorkerGpu, LargeProblemVerifiesQuickly) {
+  Problem p{8192, 8192, 8192};
+  client_->setProblem(p);
+  CandidateRequest req = builtin("blocktile1d_bm64_bn64_bk8_tm8", p, false);
+  auto start = std::chrono::steady_clock::now();
+  auto r = client_->run(req, 120);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.status, "ok") << r.detail;
+  // Three launches of ~65 ms plus the checks; the checks themselves must not dominate.
+  EXPECT_LT(s, 2.0);
+}
+
+TEST_F(WorkerGpu, TimingIsSaneAndCublasIsTheFasterBaseline) {
+  Problem p{1024, 1024, 1024};
+  client_->setProblem(p);
+  auto tiled = client_->run(builtin("smem_bs32", p, true), 60);
+  ASSERT_EQ(tiled.status, "ok") << tiled.detail;
+  auto blas = client_->cublas(quickTiming(), 60);
+  ASSERT_EQ(blas.status, "ok") << blas.detail;
+  const double flops = 2.0 * 1024 * 1024 * 1024;
+  for (const auto& r : {tiled, blas}) {
+    EXPECT_GE(r.reps, 5);
+    EXPECT_GT(r.minMs, 0);
+    EXPECT_LE(r.minMs, r.medianMs);
+    EXPECT_GE(r.spread, 0);
+    EXPECT_LT(flops / (r.minMs * 1e-3), 200e12) << "faster than any FP32 SIMT peak: the timing is wrong";
+    EXPECT_FALSE(r.partial);
+  }
+  EXPECT_LT(blas.medianMs, tiled.medianMs);
+
+  TimingPolicy early = quickTiming();
+  early.bestSoFarMs = blas.medianMs / 10;
+  CandidateRequest req = builtin("smem_bs32", p, true);
+  req.timing = early;
+  auto stopped = client_->run(req, 60);
+  EXPECT_EQ(stopped.status, "ok");
+  EXPECT_TRUE(stopped.partial);
+  EXPECT_EQ(stopped.reps, early.minReps);
+}
+
+TEST_F(WorkerGpu, ProblemTooLargeIsAUsageErrorAndTheWorkerStaysUsable) {
+  try {
+    client_->setProblem({200000, 200000, 200000});
+    FAIL() << "expected the problem to be refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), kExitUsage) << e.what();
+  }
+  Problem p{64, 64, 64};
+  client_->setProblem(p);
+  EXPECT_EQ(client_->run(builtin("smem_bs16", p, false), 30).status, "ok");
+  EXPECT_EQ(client_->restarts(), 0);
+}
+
+TEST_F(WorkerGpu, OversizedBlockIsALaunchErrorWithoutRestart) {
+  Problem p{64, 64, 64};
+  client_->setProblem(p);
+  CandidateRequest req = builtin("smem_bs16", p, false);
+  req.block = {2048, 1, 1};
+  auto r = client_->run(req, 30);
+  EXPECT_EQ(r.status, "launch_error") << r.detail;
+  EXPECT_EQ(client_->restarts(), 0);
+}
+
+TEST_F(WorkerGpu, EveryFaultGetsItsStatusAndAHealthyKernelStillMeasures) {
+  Problem p{256, 256, 256};
+  client_->setProblem(p);
+  const CandidateRequest healthy = fault(0, p);
+  const double deadline = 10;
+  ASSERT_EQ(client_->run(healthy, deadline).status, "ok");
+
+  struct Expect {
+    int mode;
+    std::vector<std::string> statuses;  // any of these
+  };
+  const std::vector<Expect> cases = {
+      {1, {"runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS"}},
+      {2, {"runtime_fault:CUDA_ERROR_MISALIGNED_ADDRESS"}},
+      {3, {"runtime_fault:CUDA_ERROR_LAUNCH_FAILED", "runtime_fault:CUDA_ERROR_ILLEGAL_INSTRUCTION",
+           "runtime_fault:CUDA_ERROR_ASSERT"}},
+      {4, {"timeout"}},
+      {5, {"wrong_result"}},
+      {6, {"wrong_result"}},
+      {7, {"wrong_result"}},
+  };
+  for (const auto& c : cases) {
+    auto r = client_->run(fault(c.mode, p), deadline);
+    EXPECT_NE(std::find(c.statuses.begin(), c.statuses.end(), r.status), c.statuses.end())
+        << "mode " << c.mode << ": " << r.status << " " << r.detail;
+    if (r.status == "wrong_result") {
+      EXPECT_GT(r.maxError, 1.0) << "mode " << c.mode;
+      EXPECT_FALSE(r.detail.empty());
+    }
+    auto after = client_->run(healthy, deadline);
+    EXPECT_EQ(after.status, "ok") << "healthy kernel after mode " << c.mode << ": " << after.detail;
+    EXPECT_GT(after.medianMs, 0);
+  }
+  EXPECT_EQ(client_->restarts(), 4);  // three sticky faults and one timeout
+}
