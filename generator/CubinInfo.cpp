@@ -1,7 +1,9 @@
 #include "CubinInfo.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace gemmtune {
@@ -98,6 +100,20 @@ std::optional<CubinKernelInfo> readCubinKernelInfo(std::string_view cubin, std::
     }
   }
   return info;
+}
+
+std::optional<Resources> resourcesFromCubin(std::string_view cubin, std::string_view kernel, std::string_view arch) {
+  auto info = readCubinKernelInfo(cubin, kernel);
+  if (!info || info->registers < 0) return std::nullopt;
+  int sm = 0;
+  if (arch.substr(0, 3) == "sm_") sm = std::atoi(std::string(arch.substr(3)).c_str());
+  constexpr long long kReservedSm90 = 1024;
+  long long shared = info->sharedSectionBytes;
+  if (sm >= 90 && shared >= kReservedSm90) shared -= kReservedSm90;
+  Resources r;
+  r.registers = info->registers;
+  r.staticSmemBytes = static_cast<int>(shared);
+  return r;
 }
 
 }  // namespace gemmtune

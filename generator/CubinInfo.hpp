@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "CompileResult.hpp"
+
 namespace gemmtune {
 
 struct CubinKernelInfo {
@@ -15,5 +17,11 @@ struct CubinKernelInfo {
 
 // nullopt when `cubin` is not an ELF64 file or holds no such kernel. Never reads out of bounds.
 std::optional<CubinKernelInfo> readCubinKernelInfo(std::string_view cubin, std::string_view kernel);
+
+// Registers and static shared memory of `kernel` from the cubin alone, for when ptxas' log lines
+// are missing. On sm_90 and newer the .nv.shared section also holds the 1 KiB the hardware
+// reserves per block (measured: smem_bs32 declares 8192 B, its section is 9216 B), which is
+// subtracted. Spills and stack are not recorded in the cubin and come back as 0.
+std::optional<Resources> resourcesFromCubin(std::string_view cubin, std::string_view kernel, std::string_view arch);
 
 }  // namespace gemmtune

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 #include <nvrtc.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 
+#include "CubinInfo.hpp"
 #include "PtxasLog.hpp"
 #include "Sha256.hpp"
 #include "gemmtune/Errors.hpp"
@@ -70,6 +72,30 @@ void NvrtcCompiler::checkArch(const std::string& arch) {
 
 CompileResult NvrtcCompiler::compile(const std::string& source, const std::string& nameExpression,
                                      const std::string& arch) {
+  // ptxas' resource lines are occasionally missing from the program log when many compiles run
+  // at once (seen on a 16-core host under full load). Compiling again is cheap next to timing a
+  // kernel with unknown resources; if the lines stay missing, the cubin still has the facts.
+  constexpr int kAttempts = 3;
+  CompileResult out;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    out = compileOnce(source, nameExpression, arch);
+    if (!out.ok) return out;
+    if (auto res = parsePtxasLog(out.log, out.loweredName)) {
+      out.resources = *res;
+      return out;
+    }
+    spdlog::debug("{}: no ptxas resource lines in the NVRTC log (attempt {} of {})", nameExpression, attempt, kAttempts);
+  }
+  if (auto res = resourcesFromCubin(out.cubin, out.loweredName, arch)) {
+    out.resources = *res;
+  } else {
+    throw std::runtime_error(fmt::format("NVRTC produced no resource usage for {} (log and cubin)", nameExpression));
+  }
+  return out;
+}
+
+CompileResult NvrtcCompiler::compileOnce(const std::string& source, const std::string& nameExpression,
+                                         const std::string& arch) {
   auto start = std::chrono::steady_clock::now();
   CompileResult out;
   out.arch = arch;
@@ -106,7 +132,6 @@ CompileResult NvrtcCompiler::compile(const std::string& source, const std::strin
   out.cubin.resize(n);
   check(nvrtcGetCUBIN(*prog, out.cubin.data()), "GetCUBIN");
 
-  if (auto res = parsePtxasLog(out.log, out.loweredName)) out.resources = *res;
   out.ok = true;
   out.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

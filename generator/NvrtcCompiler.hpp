@@ -24,6 +24,10 @@ class NvrtcCompiler {
   // call owns its nvrtcProgram.
   static CompileResult compile(const std::string& source, const std::string& nameExpression,
                                const std::string& arch);
+
+ private:
+  static CompileResult compileOnce(const std::string& source, const std::string& nameExpression,
+                                   const std::string& arch);
 };
 
 }  // namespace gemmtune

@@ -43,7 +43,7 @@ for step in "${steps[@]}"; do
       ;;
     gpu-tests)
       # One at a time: GPU tests time kernels and must not share the GPU.
-      (cd "$build" && ctest --no-tests=error -L gpu --timeout 600 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-480}" ctest --no-tests=error -L gpu --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
       note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1) ($(elapsed $t0))"
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
@@ -56,11 +56,12 @@ for step in "${steps[@]}"; do
       export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$out/cache"
       for pass in cold warm; do
         t1=$(date +%s)
-        "$build/cli/gemmtune" tune --gpu auto --sizes 1024..8192 >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
+        timeout "${TUNE_TIMEOUT:-300}" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
+          >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
         rc=$?
         note "tune ($pass)" "rc=$rc $(elapsed $t1)"
       done
-      cat "$out/tune-cold.txt"
+      cat "$out/tune-cold.txt"; tail -5 "$out/tune-cold.log"
       ;;
     bench)
       [ -x "$build/bench/gemm_bench" ] && "$build/bench/gemm_bench" --db "$out/tune.db" --csv "$out/bench.csv" >"$out/bench.txt" 2>&1

@@ -1,2 +1,3 @@
 gemmtune_add_test(size_spec_test SOURCES size_spec_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(tune_report_test SOURCES tune_report_test.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(cuda_driver_test SOURCES cuda_driver_test.cpp LIBS gemmtune_tuner)

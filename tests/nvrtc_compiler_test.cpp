@@ -167,3 +167,17 @@ TEST(PtxStats, CountsPredicatedInstructionsAndSkipsDirectives) {
   EXPECT_EQ(st.barSync, 1);
   EXPECT_EQ(st.total, 6);
 }
+
+TEST(CubinInfo, ResourcesFromTheCubinAgreeWithPtxasLog) {
+  Compiler compiler({{}, {}, 2});
+  for (const char* arch : {"sm_80", "sm_90"})
+    for (const char* name : {"smem_bs32", "smem_bs8_guarded", "blocktile1d_bm64_bn64_bk8_tm8", "blocktile1d_bm128_bn32_bk16_tm16"}) {
+      auto r = compiler.compile(reg().parseName(name), arch);
+      ASSERT_TRUE(r.ok);
+      auto fromCubin = resourcesFromCubin(r.cubin, r.loweredName, arch);
+      ASSERT_TRUE(fromCubin) << name;
+      EXPECT_EQ(fromCubin->registers, r.resources.registers) << name << " " << arch;
+      EXPECT_EQ(fromCubin->staticSmemBytes, r.resources.staticSmemBytes) << name << " " << arch;
+    }
+  EXPECT_FALSE(resourcesFromCubin("not an elf", "k", "sm_90"));
+}

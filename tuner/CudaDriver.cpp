@@ -25,13 +25,13 @@ CudaDriver::CudaDriver() {
   if (!lib) throw NoGpuError("no CUDA driver: libcuda.so.1 not found (this command needs an NVIDIA GPU)");
   auto getProc = reinterpret_cast<GetProcAddress>(::dlsym(lib, "cuGetProcAddress_v2"));
   if (!getProc) throw NoGpuError("CUDA driver too old: cuGetProcAddress_v2 missing (need driver for CUDA 12+)");
-#define GEMMTUNE_RESOLVE(name)                                                                        \
+#define GEMMTUNE_RESOLVE(name, abi)                                                                      \
   {                                                                                                   \
     void* fn = nullptr;                                                                               \
     CUdriverProcAddressQueryResult status{};                                                          \
-    if (getProc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn) \
-      throw NoGpuError(fmt::format("CUDA driver lacks {} (need a driver for CUDA {}.{})", #name,        \
-                                   CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10));                  \
+    if (getProc(#name, &fn, abi, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn)          \
+      throw NoGpuError(fmt::format("CUDA driver lacks {} (ABI {}): update the NVIDIA driver", #name,  \
+                                   abi));                                                             \
     name = reinterpret_cast<decltype(name)>(fn);                                                      \
   }
   GEMMTUNE_CUDA_DRIVER_FUNCTIONS(GEMMTUNE_RESOLVE)

@@ -4,25 +4,31 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <stdexcept>
 #include <string>
 
 namespace gemmtune {
 
-// X-macro of every driver entry point gemmtune uses: X(name). Types come from cuda.h, whose
-// macros map each name to its current versioned symbol (cuMemAlloc -> cuMemAlloc_v2).
-#define GEMMTUNE_CUDA_DRIVER_FUNCTIONS(X)                                                     \
-  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)       \
-  X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain)  \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuCtxGetLimit)        \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)          \
-  X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)          \
-  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuMemsetD8) X(cuMemGetInfo)                \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)              \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuGetErrorName) X(cuGetErrorString) \
-  X(cuDeviceGetPCIBusId)
+// X-macro of every driver entry point gemmtune uses: X(name, abi). `abi` pins the ABI version
+// asked of cuGetProcAddress and the matching PFN_<name>_v<abi> type from cudaTypedefs.h. Asking
+// for "the current version" instead is wrong: CUDA 13 added cuCtxSynchronize_v13000, which takes
+// a context argument, while cuda.h still declares the argument-less one.
+#define GEMMTUNE_CUDA_DRIVER_FUNCTIONS(X)                                                         \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGetCount, 2000) X(cuDeviceGet, 2000)      \
+  X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000) X(cuDeviceTotalMem, 3020)                \
+  X(cuDeviceGetUuid, 11040) X(cuDevicePrimaryCtxRetain, 7000) X(cuDevicePrimaryCtxRelease, 11000) \
+  X(cuCtxSetCurrent, 4000) X(cuCtxSynchronize, 2000) X(cuCtxGetLimit, 3010)                       \
+  X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000)                  \
+  X(cuFuncGetAttribute, 2020) X(cuFuncSetAttribute, 9000) X(cuLaunchKernel, 4000)                 \
+  X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuMemcpyHtoD, 3020) X(cuMemcpyDtoH, 3020)              \
+  X(cuMemcpyDtoD, 3020) X(cuMemsetD32, 3020) X(cuMemsetD8, 3020) X(cuMemGetInfo, 3020)            \
+  X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000)                   \
+  X(cuEventCreate, 2000) X(cuEventRecord, 2000) X(cuEventSynchronize, 2000)                       \
+  X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                                            \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) X(cuGetErrorName, 6000)                    \
+  X(cuGetErrorString, 6000) X(cuDeviceGetPCIBusId, 4010)
 
 class CudaDriver {
  public:
@@ -32,7 +38,7 @@ class CudaDriver {
   // True when get() would succeed; never throws.
   static bool available();
 
-#define GEMMTUNE_DECLARE(name) decltype(&::name) name = nullptr;
+#define GEMMTUNE_DECLARE(name, abi) PFN_##name##_v##abi name = nullptr;
   GEMMTUNE_CUDA_DRIVER_FUNCTIONS(GEMMTUNE_DECLARE)
 #undef GEMMTUNE_DECLARE
 

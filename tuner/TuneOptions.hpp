@@ -21,7 +21,18 @@ struct TuneOptions {
   int carry = 24;
   int finalists = 3;         // per family, re-timed interleaved with cuBLAS before declaring
   FilterOptions filter;
-  TimingPolicy timing;
+  // First-pass timing of each candidate: cheap, because the GPU is already warm from the
+  // previous candidate and the finalists are re-timed interleaved anyway.
+  TimingPolicy timing = [] {
+    TimingPolicy p;
+    p.warmupMs = 10;
+    p.budgetMs = 60;
+    p.minReps = 5;
+    p.maxReps = 100;
+    p.spreadTarget = 0.02;
+    p.earlyStopRatio = 1.3;
+    return p;
+  }();
   std::string selfExe;       // this binary: the worker process runs `<selfExe> worker`
   std::string commandLine;
 };

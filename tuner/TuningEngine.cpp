@@ -151,8 +151,12 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
 
   auto t0 = Clock::now();
   worker_->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+  // cuBLAS goes first at every size, with a long warm-up: it brings the GPU to its boost clock
+  // (it idles far below) before any candidate is timed.
   TimingPolicy baselinePolicy = options_.timing;
   baselinePolicy.bestSoFarMs = 0;
+  baselinePolicy.warmupMs = 300;
+  baselinePolicy.budgetMs = 300;
   CandidateResult cub = worker_->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
   gpuBusySec_ += secondsSince(t0);
   if (cub.status == kStatusOk) {
