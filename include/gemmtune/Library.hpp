@@ -1,0 +1,70 @@
+// gemmtune::Library: run the fastest tuned SGEMM for this GPU and problem from your own code.
+//
+//   gemmtune::Library lib;                      // default results DB ($GEMMTUNE_DB or XDG path)
+//   auto choice = lib.best(0, 4096, 4096, 4096); // what would run, and how good the match is
+//   lib.sgemm(stream, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);   // device pointers, row-major
+//
+// Error policy: the constructor and best() never throw for a missing, damaged or tampered
+// database — they fall back (nearest measured size, then a built-in default kernel) and log one
+// warning. sgemm() never throws at all: it returns a Status, with lastError() for details.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+struct CUstream_st;  // cudaStream_t and CUstream are both CUstream_st*
+
+namespace gemmtune {
+
+enum class Match {
+  exact,           // measured at this M, N, K on this GPU
+  nearest_size,    // measured at the nearest size (guarded form when the tiles do not divide)
+  default_config,  // nothing usable measured: the built-in default configuration
+};
+
+struct Choice {
+  std::string instance;      // canonical name of the configuration sgemm() runs
+  Match match = Match::default_config;
+  std::string measuredSize;  // "4096" or "4096x1024x512"; empty for default_config
+  double measuredGflops = 0; // at measuredSize; 0 for default_config
+  std::string note;          // why the match is not exact, when it is not
+};
+
+enum class Status {
+  ok,
+  invalid_argument,  // a dimension < 1, a leading dimension too small, a null pointer
+  no_gpu,            // no CUDA driver, or no current context on this thread
+  launch_failed,     // the driver refused the launch (the message says why)
+};
+
+const char* toString(Match match);
+const char* toString(Status status);
+
+class Library {
+ public:
+  // An empty path means $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db.
+  explicit Library(std::filesystem::path dbPath = {});
+  ~Library();
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  // The configuration sgemm() would run for device `device` (a CUDA ordinal) and M x N x K.
+  // Throws only for M, N or K < 1 (std::invalid_argument) and when there is no GPU `device`.
+  Choice best(int device, long long M, long long N, long long K);
+
+  // C = alpha * A * B + beta * C on `stream` (nullptr: the default stream) in the calling
+  // thread's current CUDA context. Row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
+  // M x N (ldc >= N). beta == 0 never reads C. Thread-safe; never throws.
+  Status sgemm(CUstream_st* stream, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+               int ldb, float beta, float* C, int ldc) noexcept;
+
+  // The message for this thread's last non-ok Status.
+  static std::string lastError();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gemmtune
