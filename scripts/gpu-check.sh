@@ -72,6 +72,10 @@ for step in "${steps[@]}"; do
   esac
 done
 
+gpuline=$(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)
+# Everything but the summary goes into one archive (fewer files to carry back).
+(cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude=tune.db --exclude=cache ./* 2>/dev/null &&
+  find . -maxdepth 1 -type f ! -name logs.tgz ! -name tune.db -delete; rm -rf cache)
 echo
-echo "== summary ($(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)) =="
+echo "== summary ($gpuline) =="
 printf '%s\n' "${summary[@]}"
