@@ -37,6 +37,7 @@ Action addImportCommand(CLI::App& app, CliContext& ctx);
 Action addDbCommand(CLI::App& app, CliContext& ctx);
 Action addSpaceCommand(CLI::App& app, CliContext& ctx);
 Action addGpusCommand(CLI::App& app, CliContext& ctx);
+Action addReportCommand(CLI::App& app, CliContext& ctx);
 Action addWorkerCommand(CLI::App& app, CliContext& ctx);  // hidden: the GPU worker process
 
 }  // namespace gemmtune::cli

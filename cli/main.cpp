@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   reg(cli::addDbCommand);
   reg(cli::addSpaceCommand);
   reg(cli::addGpusCommand);
+  reg(cli::addReportCommand);
   reg(cli::addWorkerCommand);
 
   // CLI11 would report an unknown command as "a subcommand is required"; name it instead.

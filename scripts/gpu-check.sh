@@ -4,7 +4,8 @@
 # short summary table last.
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
-#        (default: build gpu-tests compile-bench)
+#        (default: build gpu-tests compile-bench; `build tune bench` gives the tuning cost and the
+#        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
 # Hosts without sqlite3.h: put sqlite3.h in .devdeps/include; the runtime libsqlite3.so.0 is used.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,7 +44,7 @@ for step in "${steps[@]}"; do
       ;;
     gpu-tests)
       # One at a time: GPU tests time kernels and must not share the GPU.
-      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-480}" ctest --no-tests=error -L gpu --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-900}" ctest --no-tests=error -L gpu --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
       note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1) ($(elapsed $t0))"
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
@@ -54,6 +55,8 @@ for step in "${steps[@]}"; do
       ;;
     tune)
       export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$out/cache"
+      # A database or compile cache kept from an earlier check would make the cold pass warm.
+      rm -rf "$out/tune.db" "$out/tune.db-wal" "$out/tune.db-shm" "$out/cache"
       for pass in cold warm; do
         t1=$(date +%s)
         timeout "${TUNE_TIMEOUT:-300}" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
@@ -64,9 +67,18 @@ for step in "${steps[@]}"; do
       cat "$out/tune-cold.txt"; tail -5 "$out/tune-cold.log"
       ;;
     bench)
-      [ -x "$build/bench/gemm_bench" ] && "$build/bench/gemm_bench" --db "$out/tune.db" --csv "$out/bench.csv" >"$out/bench.txt" 2>&1
-      cat "$out/bench.txt" 2>/dev/null
-      note bench "rc=$?"
+      # Needs the tune step's database (this run's, or the one a previous check kept).
+      if [ ! -x "$build/bench/gemm_bench" ]; then
+        note bench "not built"
+      elif [ ! -f "$out/tune.db" ]; then
+        note bench "skipped: no $out/tune.db (run the tune step first)"
+      else
+        XDG_CACHE_HOME="$out/cache" timeout "${BENCH_TIMEOUT:-900}" "$build/bench/gemm_bench" --db "$out/tune.db" \
+          --csv "$out/bench.csv" >"$out/bench.txt" 2>"$out/bench.log"
+        rc=$?
+        cat "$out/bench.txt"; tail -5 "$out/bench.log"
+        note bench "rc=$rc ($(elapsed $t0))"
+      fi
       ;;
     *) echo "unknown step $step" >&2 ;;
   esac
@@ -75,7 +87,7 @@ done
 gpuline=$(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)
 # Everything but the summary goes into one archive (fewer files to carry back).
 (cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude=tune.db --exclude=cache ./* 2>/dev/null &&
-  find . -maxdepth 1 -type f ! -name logs.tgz ! -name tune.db -delete; rm -rf cache)
+  find . -maxdepth 1 -type f ! -name logs.tgz ! -name tune.db ! -name bench.csv -delete; rm -rf cache)
 echo
 echo "== summary ($gpuline) =="
 printf '%s\n' "${summary[@]}"

@@ -1,3 +1,8 @@
 gemmtune_add_test(size_spec_test SOURCES size_spec_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(tune_report_test SOURCES tune_report_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(cuda_driver_test SOURCES cuda_driver_test.cpp LIBS gemmtune_tuner)
+# The engine on a GPU: faults inside a run, resume after pruning, `tune` killed and resumed.
+gemmtune_add_test(engine_gpu_test SOURCES engine_gpu_test.cpp engine_cli_process.cpp engine_db_checks.cpp
+                  LIBS gemmtune_tuner GPU)
+gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_process.cpp engine_db_checks.cpp
+                  LIBS gemmtune_tuner)

@@ -2,6 +2,8 @@
 // garbage become worker_died, faults become runtime_fault, every failure restarts the worker and
 // runs the canary before returning, and a GPU that keeps failing the canary stops the run.
 #include <gtest/gtest.h>
+
+#include <thread>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -35,6 +37,17 @@ int liveMembers(pid_t pgid) {
     long ppid = 0, pgrp = 0;
     rest >> state >> ppid >> pgrp;
     if (pgrp == pgid && state != 'Z' && state != 'X') ++n;
+  }
+  return n;
+}
+
+// SIGKILL is delivered asynchronously: on a loaded machine a killed group member can take a
+// moment to become a zombie. Members still alive after two seconds are real survivors.
+int liveMembersAfterGrace(pid_t pgid) {
+  int n = liveMembers(pgid);
+  for (int i = 0; i < 40 && n > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    n = liveMembers(pgid);
   }
   return n;
 }
@@ -86,7 +99,7 @@ TEST_F(FakeWorker, HealthyWorkerAnswersAndShutsDown) {
     EXPECT_EQ(c.restarts(), 0);
     pid = c.pid();
   }
-  EXPECT_EQ(liveMembers(pid), 0);
+  EXPECT_EQ(liveMembersAfterGrace(pid), 0);
   EXPECT_EQ(log(), (std::vector<std::string>{"start", "canary", "problem", "run", "cublas", "shutdown"}));
 }
 
@@ -100,7 +113,7 @@ TEST_F(FakeWorker, DeadlineKillsTheWholeGroupAndRestarts) {
   EXPECT_EQ(r.status, "timeout");
   EXPECT_GE(took, 1.0);
   EXPECT_LT(took, 5.0);
-  EXPECT_EQ(liveMembers(first), 0) << "the worker or its child survived the deadline";
+  EXPECT_EQ(liveMembersAfterGrace(first), 0) << "the worker or its child survived the deadline";
   EXPECT_NE(c.pid(), first);
   EXPECT_EQ(c.restarts(), 1);
   // The replacement ran the canary and got the problem back before the result was returned.
@@ -125,7 +138,7 @@ TEST_F(FakeWorker, GarbageIsWorkerDied) {
     auto r = c.run(request(), 5);
     EXPECT_EQ(r.status, "worker_died") << mode;
     EXPECT_EQ(c.restarts(), 1) << mode;
-    EXPECT_EQ(liveMembers(first), 0) << mode;
+    EXPECT_EQ(liveMembersAfterGrace(first), 0) << mode;
   }
 }
 
@@ -176,7 +189,7 @@ TEST_F(FakeWorker, HangingStartIsRetriedThenUnhealthyWithoutOrphans) {
   // Every fake and the child it started are gone.
   std::ifstream pids(dir_ / "pids");
   int n = 0;
-  for (pid_t pid; pids >> pid; ++n) EXPECT_EQ(liveMembers(pid), 0) << "group " << pid;
+  for (pid_t pid; pids >> pid; ++n) EXPECT_EQ(liveMembersAfterGrace(pid), 0) << "group " << pid;
   EXPECT_EQ(n, 3);
 }
 
@@ -211,7 +224,7 @@ TEST_F(FakeWorker, InterruptAbandonsTheRequestWithoutRestart) {
   stopper.join();
   EXPECT_EQ(r.status, "interrupted");
   EXPECT_EQ(c.restarts(), 0);
-  EXPECT_EQ(liveMembers(first), 0);
+  EXPECT_EQ(liveMembersAfterGrace(first), 0);
   EXPECT_EQ(c.run(request(), 1).status, "interrupted");
 }
 

@@ -11,28 +11,12 @@
 #include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
 #include "WorkerClient.hpp"
+#include "fault_family.hpp"
 
 using namespace gemmtune;
+using gemmtune::test::faultFamily;
 
 namespace {
-
-// The test-only family of tests/fault_kernels.cu.
-Family faultFamily() {
-  Family f;
-  f.name = "fault";
-  f.templateFile = "fault_kernels.cu";
-  f.kernelName = "sgemm_fault";
-  f.description = "naive SGEMM that faults on purpose (tests only)";
-  f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7}, "which fault (see the template)"}};
-  f.threadsPerBlock = [](const Config&) { return 256; };
-  f.grid = [](const Config&, long long M, long long N) {
-    return Dim3{static_cast<unsigned>((N + 15) / 16), static_cast<unsigned>((M + 15) / 16), 1};
-  };
-  f.dynamicSmemBytes = [](const Config&) { return 0; };
-  f.staticSmemBytes = [](const Config&) { return 0; };
-  f.mTile = f.nTile = f.kTile = [](const Config&) { return 16; };
-  return f;
-}
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
@@ -84,7 +68,7 @@ class WorkerGpu : public ::testing::Test {
   CandidateRequest fault(int mode, const Problem& p) {
     static const Family family = faultFamily();
     Config c{&family, {mode}, true};
-    CompileResult r = NvrtcCompiler::compile(readFile(GEMMTUNE_SOURCE_DIR "/tests/fault_kernels.cu"), c.nameExpression(), arch_);
+    CompileResult r = NvrtcCompiler::compile(readFile(test::kFaultTemplate), c.nameExpression(), arch_);
     EXPECT_TRUE(r.ok) << r.log;
     return requestFor(c, r, p, quickTiming());
   }
@@ -178,24 +162,11 @@ TEST_F(WorkerGpu, EveryFaultGetsItsStatusAndAHealthyKernelStillMeasures) {
   const double deadline = 10;
   ASSERT_EQ(client_->run(healthy, deadline).status, "ok");
 
-  struct Expect {
-    int mode;
-    std::vector<std::string> statuses;  // any of these
-  };
-  const std::vector<Expect> cases = {
-      {1, {"runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS"}},
-      {2, {"runtime_fault:CUDA_ERROR_MISALIGNED_ADDRESS"}},
-      {3, {"runtime_fault:CUDA_ERROR_LAUNCH_FAILED", "runtime_fault:CUDA_ERROR_ILLEGAL_INSTRUCTION",
-           "runtime_fault:CUDA_ERROR_ASSERT"}},
-      {4, {"timeout"}},
-      {5, {"wrong_result"}},
-      {6, {"wrong_result"}},
-      {7, {"wrong_result"}},
-  };
-  for (const auto& c : cases) {
+  int restarts = 0;
+  for (const auto& c : test::faultExpectations()) {
     auto r = client_->run(fault(c.mode, p), deadline);
-    EXPECT_NE(std::find(c.statuses.begin(), c.statuses.end(), r.status), c.statuses.end())
-        << "mode " << c.mode << ": " << r.status << " " << r.detail;
+    EXPECT_TRUE(test::statusExpected(c, r.status)) << "mode " << c.mode << ": " << r.status << " " << r.detail;
+    restarts += c.restartsWorker;
     if (r.status == "wrong_result") {
       EXPECT_GT(r.maxError, 1.0) << "mode " << c.mode;
       EXPECT_FALSE(r.detail.empty());
@@ -204,5 +175,5 @@ TEST_F(WorkerGpu, EveryFaultGetsItsStatusAndAHealthyKernelStillMeasures) {
     EXPECT_EQ(after.status, "ok") << "healthy kernel after mode " << c.mode << ": " << after.detail;
     EXPECT_GT(after.medianMs, 0);
   }
-  EXPECT_EQ(client_->restarts(), 4);  // three sticky faults and one timeout
+  EXPECT_EQ(client_->restarts(), restarts);  // three sticky faults and one timeout
 }

@@ -28,7 +28,8 @@ namespace gemmtune {
   X(cuEventCreate, 2000) X(cuEventRecord, 2000) X(cuEventSynchronize, 2000)                       \
   X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) X(cuGetErrorName, 6000)                    \
-  X(cuGetErrorString, 6000) X(cuDeviceGetPCIBusId, 4010)
+  X(cuGetErrorString, 6000) X(cuDeviceGetPCIBusId, 4010)                                          \
+  X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000)
 
 class CudaDriver {
  public:

@@ -194,8 +194,9 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
       if (a->partial != b->partial) return !a->partial;  // complete statistics rank first
       return a->medianMs < b->medianMs;
     });
-    const Family* fam = FamilyRegistry::builtin().find(fo.family);
-    auto& carry = carried_[fam];
+    auto famIt = std::find_if(options_.families.begin(), options_.families.end(),
+                              [&](const Family* f) { return f->name == fo.family; });
+    auto& carry = carried_[famIt == options_.families.end() ? nullptr : *famIt];
     carry.clear();
     for (const Timed* t : mine) carry.push_back(t->base);
     if (!mine.empty()) {
@@ -252,11 +253,16 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
     return key(a) < key(b);
   });
 
-  // Compile everything still accepted in the background, in timing order, so the GPU never
-  // waits for NVRTC except for the first candidate.
+  // Compile ahead of the GPU in timing order, so it never waits for NVRTC except for the first
+  // candidate. Only a window ahead is queued: an interrupted run must not wait for (or waste
+  // time on) hundreds of queued compiles before it can exit.
   std::vector<std::future<CompileResult>> compiles(cands.size());
-  for (size_t i = 0; i < cands.size(); ++i)
-    if (cands[i].accepted()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
+  const size_t window = static_cast<size_t>(std::max(16, 4 * compiler_.jobs()));
+  size_t submitted = 0;
+  auto submitAhead = [&](size_t upTo) {
+    for (; submitted < cands.size() && submitted < upTo; ++submitted)
+      if (cands[submitted].accepted()) compiles[submitted] = compiler_.submit(cands[submitted].config, gpu_.arch());
+  };
 
   progress.total += static_cast<int>(cands.size());
   double bestMs = 0;
@@ -268,6 +274,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       break;
     }
     Candidate& c = cands[i];
+    submitAhead(i + window);
     std::string srcHash = sourceHashOf(family);
     if (compiles[i].valid()) {
       auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
@@ -300,20 +307,33 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
     }
 
     std::string status;
-    if (!c.accepted()) {
+    // A stored final row outranks pruning: pruning is relative to one run's ranking and budget,
+    // so a resumed run may prune what the interrupted one measured, and must not overwrite it.
+    auto storedIt = stored_.find(rec.key.hash());
+    const bool resume = storedIt != stored_.end() && (c.accepted() || c.stage == CandidateStage::Pruned);
+    if (!resume && !c.accepted()) {
       status = c.status();
       rec.setStatus(status);
       rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
       if (c.stage == CandidateStage::Pruned) ++progress.pruned;
       else ++progress.rejected;
-    } else if (auto it = stored_.find(rec.key.hash()); it != stored_.end()) {
+      if (auto it = stored_.find(rec.key.hash()); it != stored_.end() && it->second.fullStatus() == status) {
+        // Recorded with the same outcome by an earlier run: nothing new to write.
+        fo.statusCounts[statusClass(status)]++;
+        ++progress.done;
+        continue;
+      }
+    } else if (resume) {
       // Resumed: measured by an earlier, interrupted run with the same cache key.
-      status = it->second.fullStatus();
+      const db::StoredResult& stored = storedIt->second;
+      status = stored.fullStatus();
       ++out.resumed;
-      if (it->second.status == kStatusOk && it->second.medianMs) {
-        Timed t{c.config.name(), baseName(c.config), &family, *it->second.medianMs, it->second.partial, it->second};
+      if (stored.status == kStatusOk && stored.medianMs) {
+        Timed t{c.config.name(), baseName(c.config), &family, *stored.medianMs, stored.partial, stored, c.config};
         timed.push_back(t);
         if (!t.partial && (bestMs == 0 || t.medianMs < bestMs)) bestMs = t.medianMs;
+      } else if (statusClass(status) == "rejected") {
+        ++progress.rejected;
       } else if (status != kStatusOk) {
         ++progress.failed;
       }
@@ -353,7 +373,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
         rec.reps = r.reps;
         rec.partial = r.partial;
         rec.cubin = c.compiled->cubin;
-        Timed t{c.config.name(), baseName(c.config), &family, r.medianMs, r.partial, rec};
+        Timed t{c.config.name(), baseName(c.config), &family, r.medianMs, r.partial, rec, c.config};
         timed.push_back(t);
         if (!r.partial && (bestMs == 0 || r.medianMs < bestMs)) bestMs = r.medianMs;
         if (progress.bestInstance.empty() || tflops(shape, r.medianMs) > progress.bestTflops) {
@@ -403,12 +423,18 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
   auto t0 = Clock::now();
   for (int round = 0; round < rounds && !stop_; ++round) {
     for (size_t i = 0; i < finalists.size() && !stop_; ++i) {
-      const auto& rec = finalists[i]->record;
-      Config cfg = FamilyRegistry::builtin().parseName(finalists[i]->instance);
+      auto& rec = finalists[i]->record;
+      const Config& cfg = finalists[i]->config;
+      if (rec.cubin.empty() || rec.loweredName.empty()) {
+        // Resumed rows are read without their cubin; the re-recorded row must keep one.
+        CompileResult compiled = compiler_.compile(cfg, gpu_.arch());
+        rec.cubin = compiled.cubin;
+        rec.loweredName = compiled.loweredName;
+      }
       CandidateRequest req;
       req.instance = finalists[i]->instance;
-      req.cubin = rec.cubin.empty() ? compiler_.compile(cfg, gpu_.arch()).cubin : rec.cubin;
-      req.loweredName = rec.loweredName.empty() ? compiler_.compile(cfg, gpu_.arch()).loweredName : rec.loweredName;
+      req.cubin = rec.cubin;
+      req.loweredName = rec.loweredName;
       req.grid = cfg.family->grid(cfg, shape.M, shape.N);
       req.block = Dim3{static_cast<unsigned>(cfg.family->threadsPerBlock(cfg)), 1, 1};
       req.dynamicSmemBytes = cfg.family->dynamicSmemBytes(cfg);

@@ -42,6 +42,7 @@ class TuningEngine {
     double medianMs = 0;
     bool partial = false;
     db::ResultRecord record; // as stored, for re-recording after the final re-timing
+    Config config;           // as timed: families need not be built in, so names are not re-parsed
   };
 
   SizeOutcome tuneSize(const GemmShape& shape);

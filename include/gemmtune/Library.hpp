@@ -6,12 +6,16 @@
 //
 // Error policy: the constructor and best() never throw for a missing, damaged or tampered
 // database — they fall back (nearest measured size, then a built-in default kernel) and log one
-// warning. sgemm() never throws at all: it returns a Status, with lastError() for details.
+// warning per cause on the spdlog logger named "gemmtune". best() throws only for a caller's
+// mistake (M, N or K < 1) or an absent GPU. sgemm() never throws at all: it returns a Status,
+// with lastError() for details.
 #pragma once
 
 #include <filesystem>
 #include <memory>
 #include <string>
+
+#include "gemmtune/GpuSpec.hpp"
 
 struct CUstream_st;  // cudaStream_t and CUstream are both CUstream_st*
 
@@ -50,12 +54,19 @@ class Library {
   Library& operator=(const Library&) = delete;
 
   // The configuration sgemm() would run for device `device` (a CUDA ordinal) and M x N x K.
-  // Throws only for M, N or K < 1 (std::invalid_argument) and when there is no GPU `device`.
+  // Throws only for M, N or K < 1 (std::invalid_argument) and when there is no GPU `device`
+  // (gemmtune::NoGpuError without a driver or GPU, gemmtune::UsageError for an ordinal out of range).
   Choice best(int device, long long M, long long N, long long K);
+  // The same for a GPU described rather than present (the fields `gemmtune gpus --json` prints),
+  // so a choice can be planned on a machine without that GPU. Throws only for M, N or K < 1.
+  Choice best(const GpuSpec& gpu, long long M, long long N, long long K);
 
   // C = alpha * A * B + beta * C on `stream` (nullptr: the default stream) in the calling
   // thread's current CUDA context. Row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
-  // M x N (ldc >= N). beta == 0 never reads C. Thread-safe; never throws.
+  // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. Thread-safe; never throws.
+  // The first call per context and shape chooses and loads the kernel (NVRTC only when the
+  // database holds no usable binary); later calls cost a hash lookup plus the launch. Launches
+  // are asynchronous: a fault inside the kernel surfaces at the next synchronisation.
   Status sgemm(CUstream_st* stream, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                int ldb, float beta, float* C, int ldc) noexcept;
 

@@ -1,0 +1,79 @@
+#include "Contenders.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "CudaDriver.hpp"
+#include "FamilyRegistry.hpp"
+#include "LibraryColumn.hpp"
+#include "worker/Cublas.hpp"
+
+namespace gemmtune::bench {
+
+ContenderFactory::ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas,
+                                   Compiler& compiler, db::Lookup* lookup, LibraryColumn* library)
+    : stream_(stream), device_(device), gpu_(gpu), blas_(blas), compiler_(compiler), lookup_(lookup),
+      library_(library) {}
+
+Contender ContenderFactory::kernel(Kind kind, const std::string& column, const Config& config, std::string cubin,
+                                   std::string loweredName, std::string match) {
+  if (cubin.empty() || loweredName.empty()) {
+    CompileResult r = compiler_.compile(config, gpu_.arch());
+    if (!r.ok) throw std::runtime_error(fmt::format("{} does not compile: {}", config.name(), r.log));
+    cubin = std::move(r.cubin);
+    loweredName = std::move(r.loweredName);
+  }
+  auto loaded = std::make_shared<LoadedKernel>(cubin, loweredName, config.family->dynamicSmemBytes(config));
+  CUstream stream = stream_;
+  auto launch = [loaded, config, stream](const SgemmArgs& a) {
+    CudaDriver::get().check(loaded->launchSgemm(config, a, stream), "cuLaunchKernel");
+  };
+  return {kind, column, config.family->name, config.name(), std::move(match), launch};
+}
+
+std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
+  std::vector<Contender> out;
+  const Cublas& blas = blas_;
+  out.push_back({Kind::cublas, "cuBLAS", "", "cublas (default math)", "", [&blas](const SgemmArgs& a) {
+                   blas.sgemm(Cublas::Math::Default, a.m, a.n, a.k, a.alpha, a.a, a.b, a.beta, a.c);
+                 }});
+  auto tryAdd = [&](const std::string& column, auto&& make) {
+    try {
+      out.push_back(make());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "{} at {}: left out: {}\n", column, s.str(), e.what());
+    }
+  };
+  const auto& families = FamilyRegistry::builtin().all();
+  for (const auto& f : families) {
+    Config classic{&f, f.classic, false};
+    classic.guarded = !classic.divides(s.M, s.N, s.K);
+    tryAdd(f.name + " fixed", [&] { return kernel(Kind::fixed, f.name + " fixed", classic, {}, {}, ""); });
+  }
+  for (const auto& f : families) {
+    const std::string column = f.name + " tuned";
+    if (!lookup_) continue;
+    tryAdd(column, [&] {
+      db::LookupResult r = lookup_->best(gpu_, db::ProblemKey{s.M, s.N, s.K}, f.name);
+      if (r.quality == db::MatchQuality::none || !r.config)
+        throw std::runtime_error("nothing tuned for this GPU in the database");
+      std::string match(db::toString(r.quality));
+      if (r.quality != db::MatchQuality::exact)
+        match += fmt::format(" ({}x{}x{})", r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
+      return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredName, match);
+    });
+  }
+  if (library_) {
+    tryAdd("sgemm()", [&] {
+      LibraryColumn::Pick pick = library_->best(device_, s);
+      LibraryColumn* lib = library_;
+      CUstream stream = stream_;
+      return Contender{Kind::library, "sgemm()", "", pick.instance, pick.match,
+                       [lib, stream](const SgemmArgs& a) { lib->sgemm(stream, a); }};
+    });
+  }
+  return out;
+}
+
+}  // namespace gemmtune::bench

@@ -1,0 +1,101 @@
+// `gemmtune report`: one self-contained HTML page with SVG charts drawn from the results
+// database — best TFLOP/s per size against cuBLAS and the FP32 peak, a heatmap of one family's
+// parameter space, occupancy against speed — for sharing a tuning outcome without the tool.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "CliContext.hpp"
+#include "Clock.hpp"
+#include "Database.hpp"
+#include "DbPath.hpp"
+#include "HtmlReport.hpp"
+#include "ReportData.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::string db, output;
+  report::ReportQuery query;
+};
+
+// Writes next to the target and renames, so a failed write never leaves half a page behind.
+void writeFile(const std::filesystem::path& target, const std::string& text) {
+  std::filesystem::path tmp = target;
+  tmp += fmt::format(".tmp{}", ::getpid());
+  auto fail = [&](const std::string& why) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw IoError(fmt::format("cannot write the report to {}: {}", target.string(), why));
+  };
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) fail(std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) fail(ec.message());
+}
+
+int run(const ReportArgs& a, const CliContext& ctx) {
+  auto path = db::resolveDatabasePath(a.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {} (no database); run `gemmtune tune` first\n",
+               path.string());
+    return kExitFailure;
+  }
+  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  if (!database.hasSchema()) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {}; run `gemmtune tune` first\n", path.string());
+    return kExitFailure;
+  }
+  db::ResultStore store(database);
+  auto data = report::loadReportData(store, path, a.query, db::PresentEnvironment::thisBuild(ctx.templatesDir.string()));
+  std::string html = report::HtmlReport(data, db::utcTimestamp()).render();
+  if (a.output == "-") {
+    std::fwrite(html.data(), 1, html.size(), stdout);
+    if (std::fflush(stdout) != 0) throw IoError(fmt::format("cannot write the report to stdout: {}", std::strerror(errno)));
+    return kExitOk;
+  }
+  writeFile(a.output, html);
+  fmt::print(stderr, "gemmtune: wrote {} ({} at {}: {} current rows, {} stale excluded)\n", a.output, data.gpu.name,
+             report::sizeLabel(data.sizes[data.chosenSize]), data.rows.size(), data.staleRows);
+  return kExitOk;
+}
+
+}  // namespace
+
+Action addReportCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<ReportArgs>();
+  auto* sub = app.add_subcommand("report", "Write a self-contained HTML page with charts of the tuning results");
+  sub->add_option("-o,--output", a->output, "Write the page to FILE ('-' for stdout)")->required()->type_name("FILE");
+  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  sub->add_option("--gpu", a->query.gpu,
+                  "This GPU: auto, or a stored profile, name or part of it (default: the GPU tuned last)");
+  sub->add_option("--family", a->query.family,
+                  "Family for the heatmap (default: blocktile1d when measured, else the most measured)");
+  sub->add_option("--size", a->query.size,
+                  "Size for the heatmap and the occupancy chart: N or MxNxK (default: the largest measured)")
+      ->type_name("N|MxNxK");
+  sub->footer(
+      "The page has no scripts and loads nothing: open it offline, mail it, archive it. Stale rows (measured\n"
+      "under another NVRTC, driver, template source, method or GPU fingerprint) are left out and counted.\n"
+      "Examples:\n"
+      "  gemmtune report -o report.html\n"
+      "  gemmtune report --gpu h100 --family blocktile1d --size 4096 -o h100-4096.html\n"
+      "  gemmtune report --db results/tune.db --family smem -o - > smem.html");
+  return [a, &ctx] { return run(*a, ctx); };
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,94 @@
+// Dispatcher: sgemm() calls to kernel launches. The first call for a (CUDA context, M, N, K)
+// plans the configuration and loads its kernel into that context (modules belong to one
+// context); the prepared launch is then kept, so a repeated call costs two driver queries for
+// the current context, a hash lookup under a shared lock, and cuLaunchKernel.
+#pragma once
+
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "CudaDriver.hpp"
+#include "DeviceSpecs.hpp"
+#include "KernelLoader.hpp"
+#include "Planner.hpp"
+#include "Warnings.hpp"
+#include "gemmtune/Library.hpp"
+
+namespace gemmtune::library {
+
+struct SgemmCall {
+  int m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const float* a = nullptr;
+  int lda = 0;
+  const float* b = nullptr;
+  int ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;
+  int ldc = 0;
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings);
+  ~Dispatcher();
+
+  // Arguments are already validated. `error` is set for every status but ok.
+  Status sgemm(CUstream stream, const SgemmCall& call, std::string& error) noexcept;
+
+ private:
+  struct ShapeKey {
+    unsigned long long context = 0;  // cuCtxGetId: unique for the process, unlike a CUcontext address
+    int m = 0, n = 0, k = 0;
+    bool operator==(const ShapeKey&) const = default;
+  };
+  struct ShapeKeyHash {
+    std::size_t operator()(const ShapeKey& key) const noexcept;
+  };
+  struct Launch {
+    CUfunction function = nullptr;
+    Dim3 grid;
+    unsigned block = 0, dynamicSmemBytes = 0;
+    std::string instance;
+    std::string error;  // set: nothing can run this shape here (said once; the call fails fast)
+  };
+  struct Attempt {
+    Config config;
+    bool stored = false;  // the row's binary rather than NVRTC
+  };
+
+  const CudaDriver* driver() noexcept;
+  const Launch& prepared(const ShapeKey& key);
+  Launch prepare(const ShapeKey& key);
+  int currentOrdinal();
+  const Module* module(unsigned long long context, const Attempt& attempt, const Plan& plan, const GpuSpec& gpu,
+                       std::string& why);
+
+  Planner& planner_;
+  DeviceSpecs& specs_;
+  Warnings& warnings_;
+
+  std::once_flag driverOnce_;
+  // A copy: modules are unloaded through it even after the process-wide driver object is gone.
+  std::optional<CudaDriver> driver_;
+  std::string noDriver_;
+  std::unique_ptr<KernelLoader> loader_;
+
+  std::shared_mutex launchesMutex_;
+  std::unordered_map<ShapeKey, Launch, ShapeKeyHash> launches_;  // entries are never erased
+
+  std::mutex prepareMutex_;  // new shapes are prepared one at a time; known shapes never wait on it
+  using ModuleKey = std::pair<unsigned long long, std::string>;  // (context, instance)
+  std::map<ModuleKey, std::unique_ptr<Module>> modules_;
+  std::map<ModuleKey, std::string> failed_;  // (context, instance + source) -> why
+};
+
+}  // namespace gemmtune::library

@@ -1,0 +1,225 @@
+#include "ReportData.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "FamilyRegistry.hpp"
+#include "GpuSelect.hpp"
+#include "gemmtune/Errors.hpp"
+
+namespace gemmtune::report {
+
+int fp32LanesPerSm(int ccMajor, int ccMinor) {
+  if ((ccMajor == 6 && ccMinor == 0) || ccMajor == 7 || (ccMajor == 8 && ccMinor == 0)) return 64;
+  return 128;
+}
+
+std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu) {
+  if (gpu.smCount <= 0 || gpu.clockKhz <= 0) return std::nullopt;
+  return Fp32Peak{gpu.smCount, fp32LanesPerSm(gpu.ccMajor, gpu.ccMinor), gpu.clockKhz / 1e6};
+}
+
+std::string sizeLabel(const db::ProblemKey& p) {
+  std::string s = p.m == p.n && p.n == p.k ? std::to_string(p.m) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  if (p.layout != "nn") s += " " + p.layout;
+  if (p.betaClass != "any") s += " beta=" + p.betaClass;
+  return s;
+}
+
+const MeasuredRow* ReportData::best(size_t size, const std::string& family) const {
+  const MeasuredRow* best = nullptr;
+  for (const auto& r : rows)
+    if (r.size == size && r.family == family && r.ok() && (!best || *r.gflops > *best->gflops)) best = &r;
+  return best;
+}
+
+namespace {
+
+[[noreturn]] void nothingToReport(const std::string& what) {
+  throw Error(kExitFailure, what + "; run `gemmtune tune` first");
+}
+
+auto sizeOrder(const db::ProblemKey& p) {
+  return std::make_tuple(static_cast<double>(p.m) * p.n * p.k, p.m, p.n, p.k, p.layout, p.betaClass);
+}
+
+// GPU name -> the fingerprint it was tuned under last: rows of an older fingerprint of the same
+// GPU model are stale (a driver or board change moved its limits).
+std::map<std::string, std::string> currentFingerprints(const std::vector<db::StoredGpu>& gpus) {
+  std::map<std::string, const db::StoredGpu*> latest;
+  for (const auto& g : gpus) {
+    auto& cur = latest[g.spec.name];
+    if (!cur || std::tie(g.lastRunAt, g.id) > std::tie(cur->lastRunAt, cur->id)) cur = &g;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [name, g] : latest) out[name] = g->fingerprint;
+  return out;
+}
+
+// A row rejected by a static constraint has a name parseName() refuses (it enforces the
+// constraints); its configuration is rebuilt from the family and the stored parameters so the
+// rejection still shows in the heatmap. Ok rows must parse: they are never rebuilt.
+std::optional<Config> configOf(const db::StoredResult& r) {
+  try {
+    return FamilyRegistry::builtin().parseName(r.instance());
+  } catch (const UsageError&) {
+  }
+  const Family* family = FamilyRegistry::builtin().find(r.family);
+  if (r.status == "ok" || !family) return std::nullopt;
+  auto params = nlohmann::json::parse(r.params, nullptr, false);
+  if (!params.is_object()) return std::nullopt;
+  Config c{family, {}, r.instance().ends_with("_guarded")};
+  for (const auto& p : family->params) {
+    auto it = params.find(p.name);
+    if (it == params.end() || !it->is_number_integer() || *it < 1 || *it > 1 << 20) return std::nullopt;
+    c.values.push_back(it->get<int>());
+  }
+  if (c.name() != r.instance()) return std::nullopt;
+  return c;
+}
+
+const db::StoredGpu& defaultGpu(const db::ResultStore& store, const std::vector<db::StoredGpu>& gpus,
+                                const std::filesystem::path& dbPath) {
+  std::vector<const db::StoredGpu*> order;
+  for (const auto& g : gpus) order.push_back(&g);
+  std::sort(order.begin(), order.end(),
+            [](auto* a, auto* b) { return std::tie(a->lastRunAt, a->id) > std::tie(b->lastRunAt, b->id); });
+  for (const auto* g : order) {
+    db::ResultFilter f;
+    f.gpuId = g->id;
+    if (!store.measuredSizes(f).empty()) return *g;
+  }
+  nothingToReport(fmt::format("no tuning results yet in {}", dbPath.string()));
+}
+
+std::string chooseFamily(const ReportData& d, const std::string& wanted) {
+  if (!wanted.empty()) {
+    FamilyRegistry::builtin().get(wanted);  // UsageError listing the families for a typo
+    if (std::find(d.families.begin(), d.families.end(), wanted) == d.families.end())
+      nothingToReport(fmt::format("no current results of family {} for {} in {}", wanted, d.gpu.name,
+                                  d.dbPath.string()));
+    return wanted;
+  }
+  if (std::find(d.families.begin(), d.families.end(), "blocktile1d") != d.families.end()) return "blocktile1d";
+  std::map<std::string, size_t> count;
+  for (const auto& r : d.rows) ++count[r.family];
+  return std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
+size_t chooseSize(const ReportData& d, const std::string& wanted) {
+  if (!wanted.empty()) {
+    db::ProblemKey p = db::parseProblemSize(wanted);
+    std::optional<size_t> found;
+    for (size_t i = 0; i < d.sizes.size(); ++i) {
+      const auto& s = d.sizes[i];
+      if (s.m == p.m && s.n == p.n && s.k == p.k && (!found || s == p)) found = i;
+    }
+    if (!found) {
+      std::vector<std::string> measured;
+      for (const auto& s : d.sizes) measured.push_back(sizeLabel(s));
+      nothingToReport(fmt::format("no current results at size {} for {} (measured: {})", sizeLabel(p), d.gpu.name,
+                                  fmt::join(measured, ", ")));
+    }
+    return *found;
+  }
+  // The largest size the heatmap family was measured at: the sizes list is ordered by M·N·K.
+  size_t best = 0;
+  for (const auto& r : d.rows)
+    if (r.family == d.heatmapFamily) best = std::max(best, r.size);
+  return best;
+}
+
+}  // namespace
+
+ReportData loadReportData(const db::ResultStore& store, const std::filesystem::path& dbPath, const ReportQuery& query,
+                          const db::PresentEnvironment& present) {
+  ReportData d;
+  d.dbPath = dbPath;
+  auto gpus = store.gpus();
+  if (gpus.empty()) nothingToReport(fmt::format("no tuning results yet in {}", dbPath.string()));
+  auto current = currentFingerprints(gpus);
+
+  db::StoredGpu gpu;
+  if (!query.gpu.empty()) {
+    db::SelectedGpu sel = db::selectGpu(store, query.gpu);
+    if (!sel.stored) nothingToReport(fmt::format("no tuning results for {} in {}", sel.spec.name, dbPath.string()));
+    if (sel.detected) current[sel.spec.name] = sel.fingerprint;
+    gpu = *sel.stored;
+  } else {
+    gpu = defaultGpu(store, gpus, dbPath);
+  }
+  d.gpu = gpu.spec;
+  d.fingerprint = gpu.fingerprint;
+  for (const auto& g : gpus)
+    if (g.fingerprint != gpu.fingerprint &&
+        std::find(d.otherGpus.begin(), d.otherGpus.end(), g.spec.name) == d.otherGpus.end())
+      d.otherGpus.push_back(g.spec.name);
+
+  db::ResultFilter filter;
+  filter.gpuId = gpu.id;
+  struct Pending {
+    MeasuredRow row;
+    db::ProblemKey problem;
+  };
+  std::vector<Pending> pending;
+  for (auto& r : store.results(filter)) {
+    std::vector<std::string> stale;
+    std::optional<Config> config = configOf(r);
+    if (!config) stale.push_back("unknown instance name");
+    db::StoredKeyParts parts{r.key.driverVersion, r.key.nvrtcVersion, r.key.compileOptions, r.key.sourceHash,
+                             r.key.methodVersion};
+    for (auto& why : db::staleReasons(parts, config ? &*config : nullptr, present)) stale.push_back(why);
+    if (current[r.gpuName] != r.key.gpuFingerprint) stale.push_back("GPU fingerprint changed");
+    // A row filed under a family its instance name does not belong to cannot be placed in a chart.
+    if (config && config->family->name != r.family) stale.push_back("family does not match the instance name");
+    if (!stale.empty()) {
+      ++d.staleRows;
+      for (const auto& why : stale) ++d.staleReasons[why];
+      continue;
+    }
+    MeasuredRow row{r.family, r.instance(), r.fullStatus(), *config, 0, r.gflops, r.occupancy, r.registers,
+                    r.limiter, r.runUid};
+    pending.push_back({std::move(row), r.key.problem});
+  }
+  if (pending.empty())
+    nothingToReport(fmt::format("no current tuning results for {} in {}{}", gpu.spec.name, dbPath.string(),
+                                d.staleRows ? fmt::format(" ({} stale rows)", d.staleRows) : std::string()));
+
+  for (const auto& p : pending)
+    if (std::find(d.sizes.begin(), d.sizes.end(), p.problem) == d.sizes.end()) d.sizes.push_back(p.problem);
+  std::sort(d.sizes.begin(), d.sizes.end(), [](auto& a, auto& b) { return sizeOrder(a) < sizeOrder(b); });
+  std::set<std::string> families;
+  for (auto& p : pending) {
+    p.row.size = std::find(d.sizes.begin(), d.sizes.end(), p.problem) - d.sizes.begin();
+    families.insert(p.row.family);
+    ++d.rowsPerRun[p.row.runUid];
+    d.rows.push_back(std::move(p.row));
+  }
+  d.families.assign(families.begin(), families.end());
+
+  std::map<size_t, std::string> baselineTime;
+  for (const auto& b : store.baselines()) {
+    if (b.gpuFingerprint != gpu.fingerprint || b.library != "cublas" || !(b.gflops > 0)) continue;
+    auto it = std::find(d.sizes.begin(), d.sizes.end(), b.problem);
+    if (it == d.sizes.end()) continue;
+    size_t i = it - d.sizes.begin();
+    if (!baselineTime.count(i) || b.measuredAt > baselineTime[i]) {
+      baselineTime[i] = b.measuredAt;
+      d.cublasGflops[i] = b.gflops;
+    }
+  }
+  for (const auto& r : store.runs())
+    if (r.gpuFingerprint == gpu.fingerprint) d.runs.push_back(r);
+
+  d.heatmapFamily = chooseFamily(d, query.family);
+  d.chosenSize = chooseSize(d, query.size);
+  d.peak = fp32Peak(d.gpu);
+  return d;
+}
+
+}  // namespace gemmtune::report

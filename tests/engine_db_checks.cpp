@@ -1,0 +1,96 @@
+#include "engine_db_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "Database.hpp"
+
+namespace gemmtune::test {
+
+namespace {
+
+std::string problemOf(const db::StoredResult& r) {
+  return fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k);
+}
+
+const std::string* winner(const Medians& m) {
+  auto it = std::min_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return it == m.end() ? nullptr : &it->first;
+}
+
+}  // namespace
+
+std::vector<db::StoredResult> readRows(const std::filesystem::path& dbPath) {
+  db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
+  db::ResultFilter all;
+  all.withCubin = true;
+  return db::ResultStore(database).results(all);
+}
+
+std::string integrity(const std::filesystem::path& dbPath) {
+  db::Database database(dbPath, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
+  return database.integrityCheck();
+}
+
+Medians okMedians(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& family) {
+  Medians out;
+  for (const auto& r : rows)
+    if (r.status == "ok" && !r.partial && r.medianMs && r.key.problem.m == size.M && r.key.problem.n == size.N &&
+        r.key.problem.k == size.K && (family.empty() || r.family == family))
+      out[r.instance()] = *r.medianMs;
+  return out;
+}
+
+::testing::AssertionResult onePerKey(const std::vector<db::StoredResult>& rows) {
+  std::set<std::string> keys, names;
+  for (const auto& r : rows) {
+    if (!keys.insert(r.cacheKeyHash).second)
+      return ::testing::AssertionFailure() << "cache key of " << r.instance() << " stored twice";
+    if (!names.insert(r.instance() + "@" + problemOf(r)).second)
+      return ::testing::AssertionFailure() << r.instance() << " at " << problemOf(r) << " stored under two cache keys";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult finalRowsKept(const std::vector<db::StoredResult>& before,
+                                         const std::vector<db::StoredResult>& after) {
+  std::map<std::string, const db::StoredResult*> now;
+  for (const auto& r : after) now[r.cacheKeyHash] = &r;
+  for (const auto& r : before) {
+    if (!db::isFinalStatus(r.fullStatus())) continue;
+    auto it = now.find(r.cacheKeyHash);
+    if (it == now.end())
+      return ::testing::AssertionFailure() << r.instance() << " at " << problemOf(r) << " (" << r.fullStatus()
+                                           << ") was lost";
+    if (it->second->fullStatus() != r.fullStatus())
+      return ::testing::AssertionFailure() << r.instance() << " at " << problemOf(r) << " went from "
+                                           << r.fullStatus() << " to " << it->second->fullStatus();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult sameBest(const Medians& reference, const Medians& other, double tolerance) {
+  const std::string* a = winner(reference);
+  const std::string* b = winner(other);
+  if (!a || !b) return ::testing::AssertionFailure() << "a run has no complete ok row";
+  if (*a == *b) return ::testing::AssertionSuccess() << *a;
+  int compared = 0;
+  for (auto [run, mine, theirs] : {std::tuple{&reference, a, b}, std::tuple{&other, b, a}}) {
+    auto it = run->find(*theirs);
+    if (it == run->end()) continue;
+    ++compared;
+    const double ratio = it->second / run->at(*mine);
+    if (ratio > 1 + tolerance)
+      return ::testing::AssertionFailure() << "winners differ: " << *a << " (reference) vs " << *b << "; "
+                                           << *theirs << " is " << fmt::format("{:.1f}", 100 * (ratio - 1))
+                                           << " % slower than " << *mine << " in the run that picked " << *mine;
+  }
+  if (compared == 0)
+    return ::testing::AssertionFailure() << "winners differ (" << *a << " vs " << *b
+                                         << ") and neither run measured the other's";
+  return ::testing::AssertionSuccess() << *a << " ~ " << *b;
+}
+
+}  // namespace gemmtune::test

@@ -1,0 +1,61 @@
+// The test-only family of tests/fault_kernels.cu and what each of its modes must end as, shared
+// by the worker tests (one request per fault) and the engine tests (faults inside a tuning run).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "Family.hpp"
+
+namespace gemmtune::test {
+
+inline constexpr const char* kFaultTemplate = GEMMTUNE_SOURCE_DIR "/tests/fault_kernels.cu";
+
+inline Family faultFamily() {
+  Family f;
+  f.name = "fault";
+  f.templateFile = "fault_kernels.cu";
+  f.kernelName = "sgemm_fault";
+  f.description = "naive SGEMM that faults on purpose (tests only)";
+  f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7}, "which fault (see the template)"}};
+  f.classic = {0};  // the healthy mode: a tuning run times the classic config first
+  f.threadsPerBlock = [](const Config&) { return 256; };
+  f.grid = [](const Config&, long long M, long long N) {
+    return Dim3{static_cast<unsigned>((N + 15) / 16), static_cast<unsigned>((M + 15) / 16), 1};
+  };
+  f.dynamicSmemBytes = [](const Config&) { return 0; };
+  f.staticSmemBytes = [](const Config&) { return 0; };
+  f.mTile = f.nTile = f.kTile = [](const Config&) { return 16; };
+  return f;
+}
+
+struct FaultExpectation {
+  int mode;
+  std::vector<std::string> statuses;  // any of these (the trap's code differs between drivers)
+  bool restartsWorker;                // a sticky fault or a hang costs the worker
+};
+
+// Every faulty mode (1..7; mode 0 is healthy).
+inline const std::vector<FaultExpectation>& faultExpectations() {
+  static const std::vector<FaultExpectation> cases = {
+      {1, {"runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS"}, true},
+      {2, {"runtime_fault:CUDA_ERROR_MISALIGNED_ADDRESS"}, true},
+      {3,
+       {"runtime_fault:CUDA_ERROR_LAUNCH_FAILED", "runtime_fault:CUDA_ERROR_ILLEGAL_INSTRUCTION",
+        "runtime_fault:CUDA_ERROR_ASSERT"},
+       true},
+      {4, {"timeout"}, true},
+      {5, {"wrong_result"}, false},
+      {6, {"wrong_result"}, false},
+      {7, {"wrong_result"}, false},
+  };
+  return cases;
+}
+
+inline bool statusExpected(const FaultExpectation& e, const std::string& status) {
+  for (const auto& s : e.statuses)
+    if (s == status) return true;
+  return false;
+}
+
+}  // namespace gemmtune::test

@@ -1,0 +1,55 @@
+# The installed package as a user gets it: `cmake --install` this build tree into a scratch
+# prefix, check what landed there, then configure, build and run examples/consumer against it.
+# Without a GPU the consumer must exit 0 after a "no GPU" line; with one it must compute exactly.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR, CXX_COMPILER.
+cmake_minimum_required(VERSION 3.25)
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/consumer)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+run_step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+foreach(f include/gemmtune/Library.hpp include/gemmtune/GpuSpec.hpp include/gemmtune/Errors.hpp bin/gemmtune)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+file(GLOB_RECURSE config_files ${prefix}/*/gemmtuneConfig.cmake)
+file(GLOB_RECURSE libraries ${prefix}/*/libgemmtune.so)
+if(NOT config_files OR NOT libraries)
+  message(FATAL_ERROR "not installed: gemmtuneConfig.cmake (${config_files}) or libgemmtune.so (${libraries})")
+endif()
+
+# The driver is loaded at run time; a link to it would stop the library loading without a GPU.
+find_program(READELF readelf)
+if(READELF)
+  run_step("readelf" ${READELF} -d ${libraries})
+  if(step_output MATCHES "libcuda\\.so")
+    message(FATAL_ERROR "libgemmtune.so links the CUDA driver:\n${step_output}")
+  endif()
+endif()
+
+run_step("installed gemmtune --help" ${prefix}/bin/gemmtune --help)
+
+run_step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/consumer -B ${consumer_build}
+         -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build})
+
+# A database path that does not exist: the consumer must not depend on this machine's results.
+run_step("run the consumer" ${CMAKE_COMMAND} -E env GEMMTUNE_DB=${WORK_DIR}/no-such.db
+         ${consumer_build}/gemmtune_consumer 256)
+message(STATUS "consumer said:\n${step_output}")
+if(NOT (step_output MATCHES "no GPU: best\\(\\) threw NoGpuError" AND step_output MATCHES "no GPU: sgemm\\(\\) returned no_gpu")
+   AND NOT step_output MATCHES "sgemm 256x256x256: ok")
+  message(FATAL_ERROR "unexpected consumer output:\n${step_output}")
+endif()

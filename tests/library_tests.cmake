@@ -1,0 +1,20 @@
+# gemmtune::Library: planning from a fixture database, argument checks and the no-GPU status, the
+# checks on stored binaries (cpu); the installed package built into a consumer (cpu); sgemm()
+# against cuBLAS, concurrency and dispatch overhead on a GPU (gpu).
+set(library_test_libs gemmtune_library_objects)
+gemmtune_add_test(library_best_test SOURCES library_best_test.cpp LIBS ${library_test_libs})
+gemmtune_add_test(library_sgemm_test SOURCES library_sgemm_test.cpp LIBS ${library_test_libs})
+gemmtune_add_test(library_cubin_check_test SOURCES library_cubin_check_test.cpp LIBS ${library_test_libs})
+gemmtune_add_test(library_gpu_test SOURCES library_gpu_test.cpp LIBS ${library_test_libs} GPU)
+
+# Installs this build tree into a scratch prefix, then configures, builds and runs
+# examples/consumer against it: the package works the way a user would take it.
+add_test(NAME library_install_test
+  COMMAND ${CMAKE_COMMAND}
+    -DBUILD_DIR=${PROJECT_BINARY_DIR}
+    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+    -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/library_install
+    -DGENERATOR=${CMAKE_GENERATOR}
+    -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/library_install_test.cmake)
+set_tests_properties(library_install_test PROPERTIES LABELS cpu TIMEOUT 600)
