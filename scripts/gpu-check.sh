@@ -80,6 +80,10 @@ for step in "${steps[@]}"; do
         note bench "rc=$rc ($(elapsed $t0))"
       fi
       ;;
+    report)
+      "$build/cli/gemmtune" report --db "$out/tune.db" -o "$out/report.html" >"$out/report.log" 2>&1
+      note report "rc=$? ($(wc -c <"$out/report.html" 2>/dev/null || echo 0) bytes)"
+      ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done

@@ -133,11 +133,13 @@ TEST_F(EngineGpu, FaultyCandidatesGetTheirStatusAndLeaveTheBestAlone) {
   EXPECT_GE(run.workerRestarts, restarts) << "each sticky fault and the hang cost a worker";
   EXPECT_TRUE(onePerKey(rows));
 
-  // The healthy family measures alike with and without faulty neighbours, and a fault never wins.
+  // The healthy family measures alike with and without faulty neighbours, and a faulty mode never
+  // wins. The fault family's mode 0 is a correct kernel and may legitimately be the fastest.
   auto referenceRows = readRows(dir_ / "reference.db");
   EXPECT_TRUE(sameBest(okMedians(referenceRows, kSmall, healthy.name), okMedians(rows, kSmall, healthy.name)));
-  EXPECT_TRUE(sameBest(okMedians(referenceRows, kSmall), okMedians(rows, kSmall)));
-  EXPECT_EQ(run.sizes[0].bestInstance.rfind(healthy.name, 0), 0u) << run.sizes[0].bestInstance;
+  const std::string& best = run.sizes[0].bestInstance;
+  const std::string correctFaultMode = Config{&faults, {0}, false}.name();
+  EXPECT_TRUE(best.rfind(healthy.name, 0) == 0 || best == correctFaultMode) << best;
 }
 
 TEST_F(EngineGpu, AResumedRunKeepsTheRowsItPrunesAndTheWinnersCubins) {
@@ -196,8 +198,10 @@ class TuneCli : public ::testing::Test {
 };
 
 int resumedIn(const std::string& jsonText) {
+  // Parsed into a named object: a range-for over a member of a temporary would dangle.
+  const nlohmann::json doc = nlohmann::json::parse(jsonText);
   int n = 0;
-  for (const auto& s : nlohmann::json::parse(jsonText).at("gpus").at(0).at("sizes")) n += s.at("resumed").get<int>();
+  for (const auto& s : doc.at("gpus").at(0).at("sizes")) n += s.at("resumed").get<int>();
   return n;
 }
 
@@ -211,6 +215,10 @@ TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) 
   const fs::path reference = dir_ / "reference.db", killed = dir_ / "killed.db";
   auto start = Clock::now();
   ASSERT_EQ(runToEnd(reference), 0);
+  // The reference also filled the compile cache: time a second, cache-warm run to place the kills
+  // inside what the killed runs will really take.
+  start = Clock::now();
+  ASSERT_EQ(runToEnd(dir_ / "warm.db"), 0);
   const double fullSeconds = secondsSince(start);
 
   const unsigned seed = std::random_device{}();
