@@ -44,7 +44,7 @@ for step in "${steps[@]}"; do
       ;;
     gpu-tests)
       # One at a time: GPU tests time kernels and must not share the GPU.
-      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-900}" ctest --no-tests=error -L gpu --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-900}" ctest --no-tests=error -L gpu -R "${GPU_TESTS_REGEX:-.}" --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
       note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1) ($(elapsed $t0))"
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
