@@ -17,6 +17,8 @@ Compiler::~Compiler() = default;
 
 int Compiler::jobs() const { return pool_->size(); }
 
+size_t Compiler::cancelPending() { return pool_->cancelPending(); }
+
 std::string Compiler::source(const Config& config) const { return templates_.get(*config.family); }
 
 CompileResult Compiler::compile(const Config& config, const std::string& arch) const {

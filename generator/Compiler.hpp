@@ -36,6 +36,8 @@ class Compiler {
   // All configs in parallel; results in input order.
   std::vector<CompileResult> compileAll(const std::vector<Config>& configs, const std::string& arch);
 
+  // Drops queued compiles that have not started (an interrupted run need not wait for them).
+  size_t cancelPending();
   int jobs() const;
   const CompileCache& cache() const { return cache_; }
 

@@ -1,5 +1,5 @@
 // ThreadPool: a fixed set of workers running submitted jobs in FIFO order; futures carry results
-// and exceptions back. Destruction finishes the queued jobs first.
+// and exceptions back. Destruction drops the jobs not yet started and joins the running ones.
 #pragma once
 
 #include <condition_variable>
@@ -19,6 +19,7 @@ class ThreadPool {
     for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { run(); });
   }
   ~ThreadPool() {
+    cancelPending();
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
@@ -42,6 +43,17 @@ class ThreadPool {
   }
 
   int size() const { return static_cast<int>(workers_.size()); }
+
+  // Drops the jobs not yet started (their futures report std::future_errc::broken_promise);
+  // returns how many. Jobs already running finish.
+  size_t cancelPending() {
+    std::deque<std::function<void()>> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      dropped.swap(jobs_);
+    }
+    return dropped.size();
+  }
 
  private:
   void run() {

@@ -117,3 +117,22 @@ TEST(CompileCache, UnwritableDirectoryOnlyCostsSpeed) {
   EXPECT_TRUE(r.ok);
   EXPECT_FALSE(compiler.compile(classic(), "sm_90").fromCache);
 }
+
+TEST(Compiler, CancelPendingDropsQueuedCompilesButFinishesRunningOnes) {
+  Compiler compiler({{}, {}, 1});
+  const auto& bt = FamilyRegistry::builtin().get("blocktile1d");
+  std::vector<std::future<CompileResult>> futures;
+  for (int tm : {1, 2, 4, 8, 16}) futures.push_back(compiler.submit(Config{&bt, {64, 64, 8, tm}, false}, "sm_90"));
+  size_t dropped = compiler.cancelPending();
+  EXPECT_GE(dropped, 3u);  // one worker: at most one compile had started
+  size_t broken = 0;
+  for (auto& f : futures) {
+    try {
+      EXPECT_TRUE(f.get().ok);
+    } catch (const std::future_error& e) {
+      EXPECT_EQ(e.code(), std::future_errc::broken_promise);
+      ++broken;
+    }
+  }
+  EXPECT_EQ(broken, dropped);
+}

@@ -253,16 +253,12 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
     return key(a) < key(b);
   });
 
-  // Compile ahead of the GPU in timing order, so it never waits for NVRTC except for the first
-  // candidate. Only a window ahead is queued: an interrupted run must not wait for (or waste
-  // time on) hundreds of queued compiles before it can exit.
+  // Compile everything ahead of the GPU in timing order, so it waits for NVRTC only where NVRTC
+  // is slower than timing. An interrupted run drops the queue (Compiler::cancelPending) rather
+  // than waiting for it.
   std::vector<std::future<CompileResult>> compiles(cands.size());
-  const size_t window = static_cast<size_t>(std::max(16, 4 * compiler_.jobs()));
-  size_t submitted = 0;
-  auto submitAhead = [&](size_t upTo) {
-    for (; submitted < cands.size() && submitted < upTo; ++submitted)
-      if (cands[submitted].accepted()) compiles[submitted] = compiler_.submit(cands[submitted].config, gpu_.arch());
-  };
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].accepted()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
 
   progress.total += static_cast<int>(cands.size());
   double bestMs = 0;
@@ -271,10 +267,10 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   for (size_t i = 0; i < cands.size(); ++i) {
     if (stop_) {
       interrupted_ = true;
+      compiler_.cancelPending();
       break;
     }
     Candidate& c = cands[i];
-    submitAhead(i + window);
     std::string srcHash = sourceHashOf(family);
     if (compiles[i].valid()) {
       auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
@@ -357,6 +353,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       sizeGpuSec_ += busy;
       if (r.status == kStatusInterrupted) {
         interrupted_ = true;
+        compiler_.cancelPending();
         break;
       }
       ++measured;
