@@ -1,16 +1,16 @@
 // `gemmtune results`: the measured rows — successes and failures — with their timing,
 // resources, status and whether they are stale (measured under another NVRTC, driver, template
-// source, method or GPU fingerprint than the present one).
+// source, method or GPU fingerprint than the present one, or filed under a family their instance
+// name does not belong to: db/StaleRows.hpp, the rule `gemmtune report` applies too).
 #include <fmt/format.h>
 
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "CliContext.hpp"
 #include "DbPath.hpp"
-#include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
+#include "StaleRows.hpp"
 #include "gemmtune/Errors.hpp"
 
 namespace gemmtune::cli {
@@ -56,12 +56,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   auto gpus = store.gpus();
 
   db::ResultFilter filter;
-  std::map<std::string, std::string> currentFingerprint;  // GPU name -> the fingerprint tuned last
-  for (const auto& g : gpus) {
-    auto& cur = currentFingerprint[g.spec.name];
-    auto it = std::find_if(gpus.begin(), gpus.end(), [&](const db::StoredGpu& o) { return o.fingerprint == cur; });
-    if (cur.empty() || std::tie(g.lastRunAt, g.id) > std::tie(it->lastRunAt, it->id)) cur = g.fingerprint;
-  }
+  auto currentFingerprint = db::currentFingerprints(gpus);  // GPU name -> the fingerprint tuned last
   if (!a.gpu.empty()) {
     db::SelectedGpu gpu = db::selectGpu(store, a.gpu);
     filter.gpuId = gpu.stored ? gpu.stored->id : -1;
@@ -77,19 +72,8 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   auto present = db::PresentEnvironment::thisBuild(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
-    Row row{std::move(r), {}};
-    const auto& res = row.result;
-    std::optional<Config> config;
-    try {
-      config = FamilyRegistry::builtin().parseName(res.instance());
-    } catch (const UsageError&) {
-      row.stale.push_back("unknown instance name");
-    }
-    db::StoredKeyParts parts{res.key.driverVersion, res.key.nvrtcVersion, res.key.compileOptions, res.key.sourceHash,
-                             res.key.methodVersion};
-    for (auto& why : db::staleReasons(parts, config ? &*config : nullptr, present)) row.stale.push_back(why);
-    if (currentFingerprint[res.gpuName] != res.key.gpuFingerprint) row.stale.push_back("GPU fingerprint changed");
-    rows.push_back(std::move(row));
+    auto stale = db::checkStoredRow(r, present, currentFingerprint).staleReasons;
+    rows.push_back({std::move(r), std::move(stale)});
   }
 
   if (a.json) {

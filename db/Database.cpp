@@ -1,10 +1,10 @@
 #include "Database.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <system_error>
 
+#include "Log.hpp"
 #include "Schema.hpp"
 
 namespace gemmtune::db {
@@ -169,7 +169,7 @@ Database::Database(const std::filesystem::path& path, OpenOptions options)
       // A WAL database in a directory we cannot write needs its -shm file; without writers
       // around, reading it as immutable is safe.
       if (!readOnly_ || (e.sqliteCode() & 0xff) != SQLITE_CANTOPEN) throw;
-      spdlog::debug("{}: cannot create the WAL index, reading it as immutable", path_.string());
+      logger()->debug("{}: cannot create the WAL index, reading it as immutable", path_.string());
       sqlite3_close_v2(db_);
       db_ = nullptr;
       openConnection(true);
@@ -239,7 +239,7 @@ void Database::verifyOnOpen(const OpenOptions& options) {
   {
     auto mode = prepare("PRAGMA journal_mode=WAL");
     if (mode.step() && mode.getText(0) != "wal")
-      spdlog::debug("{}: WAL is not available here, using journal mode {}", path_.string(), mode.getText(0));
+      logger()->debug("{}: WAL is not available here, using journal mode {}", path_.string(), mode.getText(0));
   }
   exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
   migrateSchema(*this);

@@ -1,13 +1,13 @@
 #include "GpuSelect.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
 #include "CacheKey.hpp"
+#include "Log.hpp"
 
 namespace gemmtune::db {
 
@@ -61,7 +61,7 @@ SelectedGpu selectGpu(const ResultStore& store, std::string_view selector) {
       return out;
     } catch (const NoGpuError& e) {
       if (gpus.size() == 1) {
-        spdlog::info("{}; using the only GPU in the database: {}", e.what(), gpus[0].spec.name);
+        logger()->info("{}; using the only GPU in the database: {}", e.what(), gpus[0].spec.name);
         return fromStored(gpus[0]);
       }
       throw NoGpuError(fmt::format("{}; name one with --gpu NAME (stored: {})", e.what(), storedNames(gpus)));
@@ -87,8 +87,8 @@ SelectedGpu selectGpu(const ResultStore& store, std::string_view selector) {
       return std::tie(a.lastRunAt, a.id) < std::tie(b.lastRunAt, b.id);
     });
     if (hits.size() > 1)
-      spdlog::info("{} was tuned with {} different fingerprints; using the latest ({})", latest->spec.name,
-                   hits.size(), latest->fingerprint.substr(0, 8));
+      logger()->info("{} was tuned with {} different fingerprints; using the latest ({})", latest->spec.name,
+                     hits.size(), latest->fingerprint.substr(0, 8));
     return fromStored(*latest);
   }
   throw UsageError(fmt::format("no GPU '{}' in the database (stored: {})", selector, storedNames(gpus)));

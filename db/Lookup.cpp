@@ -1,13 +1,13 @@
 #include "Lookup.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include "FamilyRegistry.hpp"
+#include "Log.hpp"
 
 namespace gemmtune::db {
 
@@ -85,8 +85,8 @@ std::optional<std::int64_t> Lookup::gpuId(const GpuSpec& gpu) {
 
 void Lookup::skip(const StoredResult& row, const std::string& why) {
   if (reported_.insert(fmt::format("{}\n{}", row.id, why)).second)
-    spdlog::warn("skipping stored result {} ({} at {}x{}x{}): {}", row.id, row.instance(), row.key.problem.m,
-                 row.key.problem.n, row.key.problem.k, why);
+    logger()->warn("skipping stored result {} ({} at {}x{}x{}): {}", row.id, row.instance(), row.key.problem.m,
+                   row.key.problem.n, row.key.problem.k, why);
 }
 
 std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
@@ -107,7 +107,7 @@ std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResu
                          row.key.methodVersion};
     if (auto stale = staleReasons(parts, &config, present_); !stale.empty()) {
       // Stale rows are expected after an upgrade: not worth a warning each.
-      spdlog::debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
+      logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
       continue;
     }
     if (!config.guarded && !config.divides(asked.m, asked.n, asked.k)) {

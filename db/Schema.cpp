@@ -1,11 +1,11 @@
 #include "Schema.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <array>
 
 #include "Database.hpp"
+#include "Log.hpp"
 
 namespace gemmtune::db {
 
@@ -151,7 +151,7 @@ void migrateSchema(Database& db) {
   if (s.version == kSchemaVersion) return;  // rolls back an empty transaction
   for (const auto& m : kMigrations) {
     if (m.toVersion <= s.version) continue;
-    spdlog::debug("{}: migrating the schema to version {}", db.path().string(), m.toVersion);
+    logger()->debug("{}: migrating the schema to version {}", db.path().string(), m.toVersion);
     db.exec(m.sql);
   }
   // PRAGMA takes no bound parameters; both values are compile-time constants.

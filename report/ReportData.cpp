@@ -6,10 +6,9 @@
 #include <set>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
+#include "StaleRows.hpp"
 #include "gemmtune/Errors.hpp"
 
 namespace gemmtune::report {
@@ -46,41 +45,6 @@ namespace {
 
 auto sizeOrder(const db::ProblemKey& p) {
   return std::make_tuple(static_cast<double>(p.m) * p.n * p.k, p.m, p.n, p.k, p.layout, p.betaClass);
-}
-
-// GPU name -> the fingerprint it was tuned under last: rows of an older fingerprint of the same
-// GPU model are stale (a driver or board change moved its limits).
-std::map<std::string, std::string> currentFingerprints(const std::vector<db::StoredGpu>& gpus) {
-  std::map<std::string, const db::StoredGpu*> latest;
-  for (const auto& g : gpus) {
-    auto& cur = latest[g.spec.name];
-    if (!cur || std::tie(g.lastRunAt, g.id) > std::tie(cur->lastRunAt, cur->id)) cur = &g;
-  }
-  std::map<std::string, std::string> out;
-  for (const auto& [name, g] : latest) out[name] = g->fingerprint;
-  return out;
-}
-
-// A row rejected by a static constraint has a name parseName() refuses (it enforces the
-// constraints); its configuration is rebuilt from the family and the stored parameters so the
-// rejection still shows in the heatmap. Ok rows must parse: they are never rebuilt.
-std::optional<Config> configOf(const db::StoredResult& r) {
-  try {
-    return FamilyRegistry::builtin().parseName(r.instance());
-  } catch (const UsageError&) {
-  }
-  const Family* family = FamilyRegistry::builtin().find(r.family);
-  if (r.status == "ok" || !family) return std::nullopt;
-  auto params = nlohmann::json::parse(r.params, nullptr, false);
-  if (!params.is_object()) return std::nullopt;
-  Config c{family, {}, r.instance().ends_with("_guarded")};
-  for (const auto& p : family->params) {
-    auto it = params.find(p.name);
-    if (it == params.end() || !it->is_number_integer() || *it < 1 || *it > 1 << 20) return std::nullopt;
-    c.values.push_back(it->get<int>());
-  }
-  if (c.name() != r.instance()) return std::nullopt;
-  return c;
 }
 
 const db::StoredGpu& defaultGpu(const db::ResultStore& store, const std::vector<db::StoredGpu>& gpus,
@@ -142,7 +106,7 @@ ReportData loadReportData(const db::ResultStore& store, const std::filesystem::p
   d.dbPath = dbPath;
   auto gpus = store.gpus();
   if (gpus.empty()) nothingToReport(fmt::format("no tuning results yet in {}", dbPath.string()));
-  auto current = currentFingerprints(gpus);
+  auto current = db::currentFingerprints(gpus);
 
   db::StoredGpu gpu;
   if (!query.gpu.empty()) {
@@ -168,15 +132,7 @@ ReportData loadReportData(const db::ResultStore& store, const std::filesystem::p
   };
   std::vector<Pending> pending;
   for (auto& r : store.results(filter)) {
-    std::vector<std::string> stale;
-    std::optional<Config> config = configOf(r);
-    if (!config) stale.push_back("unknown instance name");
-    db::StoredKeyParts parts{r.key.driverVersion, r.key.nvrtcVersion, r.key.compileOptions, r.key.sourceHash,
-                             r.key.methodVersion};
-    for (auto& why : db::staleReasons(parts, config ? &*config : nullptr, present)) stale.push_back(why);
-    if (current[r.gpuName] != r.key.gpuFingerprint) stale.push_back("GPU fingerprint changed");
-    // A row filed under a family its instance name does not belong to cannot be placed in a chart.
-    if (config && config->family->name != r.family) stale.push_back("family does not match the instance name");
+    auto [config, stale] = db::checkStoredRow(r, present, current);
     if (!stale.empty()) {
       ++d.staleRows;
       for (const auto& why : stale) ++d.staleReasons[why];

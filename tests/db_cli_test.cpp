@@ -11,14 +11,10 @@
 using namespace gemmtune;
 using namespace gemmtune::db;
 using gemmtune::test::runCli;
-using gemmtune::test::ScratchDir;
 
 namespace {
 
-struct CliFixture : ::testing::Test {
-  ScratchDir dir;
-  std::string db = (dir / "tune.db").string();
-
+struct CliFixture : test::ScratchDbTest {
   void populate() {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
     ResultStore store(database);
@@ -96,6 +92,36 @@ TEST_F(dbCli, ResultsListsFailuresAndFiltersByStatus) {
   auto table = runCli({"results", "--db", db, "--size", "4096", "--family", "smem"});
   EXPECT_NE(table.out.find("rejected:smem_per_block"), std::string::npos) << table.out;
   EXPECT_EQ(table.out.find("blocktile1d"), std::string::npos);
+}
+
+TEST_F(dbCli, ResultsJudgesStaleRowsAsTheReportDoes) {
+  populate();
+  // Rejected by a static constraint (TM does not divide BM): a name parseName() refuses.
+  Config c{FamilyRegistry::builtin().find("blocktile1d"), {16, 64, 8, 32}, false};
+  {
+    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
+    ResultStore store(database);
+    auto run = store.beginRun(test::testRun());
+    auto rejected = test::currentRecord(c, 2048, 2048, 2048);
+    rejected.setStatus("rejected:constraint");
+    ASSERT_TRUE(store.recordResult(run, rejected));
+    auto misfiled = test::okResult("smem_bs16", 2048, 2048, 2048, 8000);
+    misfiled.family = "blocktile1d";
+    ASSERT_TRUE(store.recordResult(run, misfiled));
+    store.endRun(run);
+  }
+  auto r = runCli({"results", "--db", db, "--size", "2048", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  for (const auto& row : rows) {
+    if (row["instance"] == c.name()) {
+      EXPECT_EQ(row["stale"], false) << row.dump();
+    } else {
+      EXPECT_EQ(row["stale_reasons"], nlohmann::json::array({"family does not match the instance name"}))
+          << row.dump();
+    }
+  }
 }
 
 TEST_F(dbCli, DamagedOrNewerDatabaseExits65AndIsLeftAlone) {

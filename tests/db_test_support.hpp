@@ -34,6 +34,12 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// A test with a scratch directory and the path of a database in it (not created).
+struct ScratchDbTest : ::testing::Test {
+  ScratchDir dir;
+  std::string db = (dir / "tune.db").string();
+};
+
 inline std::string readBytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
@@ -82,10 +88,10 @@ inline std::string currentSourceHash(const Config& c) {
   return *db::PresentEnvironment::thisBuild().sourceHashOf(c);
 }
 
-// An ok result for `instance` at M×N×K with the given GFLOP/s, keyed for the present build.
-inline db::ResultRecord okResult(const std::string& instance, long long m, long long n, long long k, double gflops,
-                                 const GpuSpec& gpu = testGpu()) {
-  Config c = FamilyRegistry::builtin().parseName(instance);
+// A record of `c` at M×N×K keyed for the present build on `gpu`, with the family's launch
+// geometry; status ok, nothing measured.
+inline db::ResultRecord currentRecord(const Config& c, long long m, long long n, long long k,
+                                      const GpuSpec& gpu = testGpu()) {
   db::ResultRecord r;
   r.setConfig(c);
   r.key.gpuFingerprint = db::gpuFingerprint(gpu);
@@ -95,15 +101,22 @@ inline db::ResultRecord okResult(const std::string& instance, long long m, long 
   r.key.compileOptions = *db::PresentEnvironment::thisBuild().compileOptions;
   r.key.sourceHash = currentSourceHash(c);
   r.key.problem = {m, n, k};
+  r.threadsPerBlock = c.family->threadsPerBlock(c);
+  r.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
+  r.staticSmemBytes = c.family->staticSmemBytes(c);
+  return r;
+}
+
+// An ok result for `instance` at M×N×K with the given GFLOP/s, keyed for the present build.
+inline db::ResultRecord okResult(const std::string& instance, long long m, long long n, long long k, double gflops,
+                                 const GpuSpec& gpu = testGpu()) {
+  db::ResultRecord r = currentRecord(FamilyRegistry::builtin().parseName(instance), m, n, k, gpu);
   r.gflops = gflops;
   r.medianMs = 2.0 * m * n * k / (gflops * 1e6);
   r.minMs = *r.medianMs * 0.98;
   r.spread = 0.01;
   r.reps = 20;
   r.registers = 40;
-  r.threadsPerBlock = c.family->threadsPerBlock(c);
-  r.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
-  r.staticSmemBytes = c.family->staticSmemBytes(c);
   r.occupancy = 0.5;
   r.limiter = "registers";
   r.maxError = 1e-6;

@@ -6,19 +6,10 @@
 
 using namespace gemmtune;
 using gemmtune::test::runCli;
-using gemmtune::test::ScratchDir;
 
-namespace {
-
-struct CliFixture : ::testing::Test {
-  ScratchDir dir;
-  std::string db = (dir / "tune.db").string();
+struct reportCli : test::ScratchDbTest {
   std::string out = (dir / "report.html").string();
 };
-
-}  // namespace
-
-using reportCli = CliFixture;
 
 TEST_F(reportCli, WritesThePage) {
   test::writeReportFixture(db);

@@ -38,20 +38,9 @@ inline constexpr const char* kStaleInstance = "blocktile1d_bm64_bn32_bk8_tm4_gua
 // a name that parseName() refuses.
 inline db::ResultRecord failedResult(const Config& c, long long m, long long n, long long k, const std::string& status,
                                      const GpuSpec& gpu) {
-  db::ResultRecord r;
-  r.setConfig(c);
-  r.key.gpuFingerprint = db::gpuFingerprint(gpu);
-  r.key.driverVersion = kDriver;
-  r.key.nvrtcVersion = *db::PresentEnvironment::thisBuild().nvrtcVersion;
-  r.key.arch = gpu.arch();
-  r.key.compileOptions = *db::PresentEnvironment::thisBuild().compileOptions;
-  r.key.sourceHash = currentSourceHash(c);
-  r.key.problem = {m, n, k};
+  db::ResultRecord r = currentRecord(c, m, n, k, gpu);
   r.setStatus(status);
   r.errorText = "fixture: " + status;
-  r.threadsPerBlock = c.family->threadsPerBlock(c);
-  r.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
-  r.staticSmemBytes = c.family->staticSmemBytes(c);
   return r;
 }
 
