@@ -95,7 +95,12 @@ int liveWorkers() {
     std::error_code e;
     // A zombie has no exe link: it holds no GPU and is not counted.
     if (std::filesystem::read_symlink(entry.path() / "exe", e) != cli || e) continue;
-    std::string cmdline = slurp(entry.path() / "cmdline");
+    std::string cmdline;
+    try {
+      cmdline = slurp(entry.path() / "cmdline");
+    } catch (const std::exception&) {
+      continue;  // exited between the listing and this read
+    }
     for (size_t start = 0; start < cmdline.size();) {
       size_t end = cmdline.find('\0', start);
       if (end == std::string::npos) end = cmdline.size();

@@ -28,8 +28,14 @@ int liveMembers(pid_t pgid) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    // A process can exit between the directory listing and this read: skip it.
+    std::string stat;
+    try {
+      std::ifstream in(e.path() / "stat");
+      stat.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception&) {
+      continue;
+    }
     auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(stat.substr(close + 2));
