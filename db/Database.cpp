@@ -1,5 +1,9 @@
 #include "Database.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include <system_error>
@@ -209,8 +213,45 @@ void Database::openConnection(bool immutable) {
                               path_.string()));
 }
 
+namespace {
+
+bool isBusy(const SqliteError& e) {
+  const int primary = e.sqliteCode() & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+// Some steps of opening return SQLITE_BUSY without consulting the busy handler: switching the
+// journal mode while another process holds a lock, or a read transaction that another process's
+// first write overtakes. Each such step is retried for as long as the busy timeout allows.
+template <class Step>
+auto retryWhileBusy(int timeoutMs, Step&& step) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return step();
+    } catch (const SqliteError& e) {
+      if (!isBusy(e) || std::chrono::steady_clock::now() > deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50, 2 << std::min(attempt, 5))));
+    }
+  }
+}
+
+}  // namespace
+
 void Database::verifyOnOpen(const OpenOptions& options) {
-  SchemaState state = readSchemaState(*this);
+  // One read transaction, so that a concurrent first-time creation is seen entirely or not at
+  // all (never tables without their application_id).
+  SchemaState state = retryWhileBusy(options.busyTimeoutMs, [&] {
+    exec("BEGIN");
+    try {
+      SchemaState st = readSchemaState(*this);
+      exec("COMMIT");
+      return st;
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  });
   hasSchema_ = !state.empty;
   if (state.foreign)
     throw DataError(fmt::format("{} is a SQLite database of another program (application_id {:#x}); it was not "
@@ -236,13 +277,13 @@ void Database::verifyOnOpen(const OpenOptions& options) {
     return;
   }
   // WAL lets readers run during a tuning run; a persistent setting stored in the file.
-  {
+  retryWhileBusy(options.busyTimeoutMs, [&] {
     auto mode = prepare("PRAGMA journal_mode=WAL");
     if (mode.step() && mode.getText(0) != "wal")
       logger()->debug("{}: WAL is not available here, using journal mode {}", path_.string(), mode.getText(0));
-  }
+  });
   exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
-  migrateSchema(*this);
+  retryWhileBusy(options.busyTimeoutMs, [&] { migrateSchema(*this); });
   hasSchema_ = true;
 }
 
