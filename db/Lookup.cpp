@@ -157,15 +157,7 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     }
   };
 
-  filter.m = asked.m;
-  filter.n = asked.n;
-  filter.k = asked.k;
-  auto exactRows = store_.results(filter);
-  if (auto c = firstValid(exactRows, gpu, asked, true)) {
-    fill(*c, MatchQuality::exact, asked);
-    return out;
-  }
-
+  // The asked size first (exact), then every measured size by distance (nearest_size).
   filter.m = filter.n = filter.k = std::nullopt;
   auto sizes = store_.measuredSizes(filter);
   std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
@@ -175,14 +167,16 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     if (va != vb) return va > vb;
     return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
   });
+  std::erase(sizes, asked);
+  sizes.insert(sizes.begin(), asked);
   for (const auto& size : sizes) {
-    if (size == asked) continue;  // already tried as exact
+    const bool exact = size == asked;
     filter.m = size.m;
     filter.n = size.n;
     filter.k = size.k;
     auto rows = store_.results(filter);
-    if (auto c = firstValid(rows, gpu, asked, false)) {
-      fill(*c, MatchQuality::nearest_size, size);
+    if (auto c = firstValid(rows, gpu, asked, exact)) {
+      fill(*c, exact ? MatchQuality::exact : MatchQuality::nearest_size, size);
       return out;
     }
   }
