@@ -8,6 +8,7 @@
 #include <string>
 
 #include "Compiler.hpp"
+#include "DbPath.hpp"
 
 namespace gemmtune::cli {
 
@@ -23,6 +24,11 @@ struct CliContext {
     return {templatesDir, noCache ? std::filesystem::path{} : cacheDir, jobs};
   }
 };
+
+// --db PATH, the same for every subcommand that reads or writes the results database.
+inline CLI::Option* addDbOption(CLI::App* sub, std::string& path) {
+  return sub->add_option("--db", path, db::kDbOptionHelp)->type_name("PATH");
+}
 
 // A subcommand's body; returns the process exit code.
 using Action = std::function<int()>;

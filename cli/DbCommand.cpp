@@ -21,8 +21,6 @@ struct DbArgs {
 
 int run(const DbArgs& a) {
   auto path = db::resolveDatabasePath(a.db);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw IoError(fmt::format("no database at {}", path.string()));
   db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
   if (a.backup->parsed()) {
     database.backupTo(a.backupFile);
@@ -43,7 +41,7 @@ Action addDbCommand(CLI::App& app, CliContext&) {
   auto a = std::make_shared<DbArgs>();
   auto* sub = app.add_subcommand("db", "Back up or check the results database");
   sub->require_subcommand(1);
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   a->backup = sub->add_subcommand("backup", "Write a consistent copy (SQLite backup API, WAL content included)");
   a->backup->add_option("file", a->backupFile, "New file for the copy")->required()->type_name("FILE");
   a->check = sub->add_subcommand("check", "Run a full integrity check and show the row counts");

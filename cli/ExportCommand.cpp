@@ -41,7 +41,7 @@ Action addExportCommand(CLI::App& app, CliContext&) {
   auto a = std::make_shared<ExportArgs>();
   auto* sub = app.add_subcommand("export", "Write the results database as a versioned JSON file");
   sub->add_option("file", a->file, "Output file (- for stdout)")->required()->type_name("FILE.json");
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   sub->add_flag("--no-cubins", a->noCubins, "Leave out the compiled kernels (smaller; the target recompiles)");
   sub->footer(
       "Examples:\n"

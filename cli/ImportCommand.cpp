@@ -34,7 +34,7 @@ Action addImportCommand(CLI::App& app, CliContext&) {
   auto* sub = app.add_subcommand("import", "Merge a JSON export (from gemmtune export) into the results database");
   sub->add_option("file", a->file, "File written by gemmtune export")->required()->check(CLI::ExistingFile)
       ->type_name("FILE.json");
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   sub->footer(
       "Results merge by cache key: a row is written when it is new or measured later than the stored\n"
       "one. A malformed file is rejected as a whole (exit 65) and the database is left untouched.\n\n"

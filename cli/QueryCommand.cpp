@@ -93,7 +93,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
 Action addQueryCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<QueryArgs>();
   auto* sub = app.add_subcommand("query", "Show the best tuned configuration for a GPU and problem size");
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   sub->add_option("--gpu", a->gpu, "auto (the GPU here), or a GPU stored in the database: profile, name or part of it")
       ->capture_default_str();
   sub->add_option("--size", a->size, "Square problem M = N = K, or MxNxK")->type_name("N");

@@ -80,7 +80,7 @@ Action addReportCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<ReportArgs>();
   auto* sub = app.add_subcommand("report", "Write a self-contained HTML page with charts of the tuning results");
   sub->add_option("-o,--output", a->output, "Write the page to FILE ('-' for stdout)")->required()->type_name("FILE");
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   sub->add_option("--gpu", a->query.gpu,
                   "This GPU: auto, or a stored profile, name or part of it (default: the GPU tuned last)");
   sub->add_option("--family", a->query.family,

@@ -144,7 +144,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
 Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<ResultsArgs>();
   auto* sub = app.add_subcommand("results", "List measured results, failures included, and which are stale");
-  sub->add_option("--db", a->db, db::kDbOptionHelp)->type_name("PATH");
+  addDbOption(sub, a->db);
   sub->add_option("--gpu", a->gpu, "Only this GPU: auto, or a stored profile, name or part of it");
   sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->type_name("N|MxNxK");
   sub->add_option("--family", a->family, "Only this kernel family");

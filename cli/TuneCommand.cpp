@@ -125,7 +125,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--sizes", a->sizes, "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
       ->capture_default_str();
   sub->add_option("--families", a->families, "Comma-separated families (default: all: smem, blocktile1d)");
-  sub->add_option("--db", a->db, db::kDbOptionHelp);
+  addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--carry", a->carry,

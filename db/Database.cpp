@@ -242,15 +242,10 @@ void Database::verifyOnOpen(const OpenOptions& options) {
   // One read transaction, so that a concurrent first-time creation is seen entirely or not at
   // all (never tables without their application_id).
   SchemaState state = retryWhileBusy(options.busyTimeoutMs, [&] {
-    exec("BEGIN");
-    try {
-      SchemaState st = readSchemaState(*this);
-      exec("COMMIT");
-      return st;
-    } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
+    Transaction read(*this, Transaction::Kind::Read);
+    SchemaState st = readSchemaState(*this);
+    read.commit();
+    return st;
   });
   hasSchema_ = !state.empty;
   if (state.foreign)
@@ -339,7 +334,9 @@ void Database::backupTo(const std::filesystem::path& target) const {
 
 // --- Transaction -----------------------------------------------------------------------------
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db, Kind kind) : db_(db) {
+  db_.exec(kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

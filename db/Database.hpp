@@ -125,11 +125,14 @@ class Database {
   sqlite3* db_ = nullptr;
 };
 
-// BEGIN IMMEDIATE takes the write lock at once, so two writers queue on busy_timeout instead of
-// failing with SQLITE_BUSY when a read transaction tries to upgrade. Rolls back unless committed.
+// Writes use BEGIN IMMEDIATE: it takes the write lock at once, so two writers queue on
+// busy_timeout instead of failing with SQLITE_BUSY when a read transaction tries to upgrade.
+// Reads that must see one consistent state use a deferred (read) transaction. Rolls back unless
+// committed.
 class Transaction {
  public:
-  explicit Transaction(Database& db);
+  enum class Kind { Write, Read };
+  explicit Transaction(Database& db, Kind kind = Kind::Write);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

@@ -132,7 +132,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
     const Family& f = *a.config.family;
     const std::string name = a.config.name();
     Dim3 grid = f.grid(a.config, key.m, key.n);
-    const Module* m = nullptr;
+    const LoadedKernel* m = nullptr;
     if (grid.x > static_cast<unsigned>(gpu.maxGridDimX) || grid.y > static_cast<unsigned>(gpu.maxGridDimY) ||
         grid.z > static_cast<unsigned>(gpu.maxGridDimZ))
       why = fmt::format("{}x{}x{} blocks exceed the GPU's grid limits {}x{}x{}", grid.x, grid.y, grid.z,
@@ -158,7 +158,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   return launch;
 }
 
-const Module* Dispatcher::module(unsigned long long context, const Attempt& attempt, const Plan& plan,
+const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt& attempt, const Plan& plan,
                                  const GpuSpec& gpu, std::string& why) {
   const std::string name = attempt.config.name();
   if (auto it = modules_.find({context, name}); it != modules_.end()) return it->second.get();

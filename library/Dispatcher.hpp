@@ -69,7 +69,7 @@ class Dispatcher {
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();
-  const Module* module(unsigned long long context, const Attempt& attempt, const Plan& plan, const GpuSpec& gpu,
+  const LoadedKernel* module(unsigned long long context, const Attempt& attempt, const Plan& plan, const GpuSpec& gpu,
                        std::string& why);
 
   Planner& planner_;
@@ -87,7 +87,7 @@ class Dispatcher {
 
   std::mutex prepareMutex_;  // new shapes are prepared one at a time; known shapes never wait on it
   using ModuleKey = std::pair<unsigned long long, std::string>;  // (context, instance)
-  std::map<ModuleKey, std::unique_ptr<Module>> modules_;
+  std::map<ModuleKey, std::unique_ptr<LoadedKernel>> modules_;
   std::map<ModuleKey, std::string> failed_;  // (context, instance + source) -> why
 };
 

@@ -19,12 +19,12 @@ std::string firstLine(const std::string& text) {
 KernelLoader::KernelLoader(const CudaDriver& driver) : driver_(driver) {}
 KernelLoader::~KernelLoader() = default;
 
-std::unique_ptr<Module> KernelLoader::fromStored(const Config& config, const std::string& cubin,
+std::unique_ptr<LoadedKernel> KernelLoader::fromStored(const Config& config, const std::string& cubin,
                                                  const std::string& loweredName, const GpuSpec& gpu) const {
   return load(config, cubin, loweredName, gpu);
 }
 
-std::unique_ptr<Module> KernelLoader::compiled(const Config& config, const GpuSpec& gpu) {
+std::unique_ptr<LoadedKernel> KernelLoader::compiled(const Config& config, const GpuSpec& gpu) {
   CompileResult result;
   {
     std::lock_guard lock(mutex_);
@@ -45,14 +45,14 @@ std::unique_ptr<Module> KernelLoader::compiled(const Config& config, const GpuSp
   return load(config, result.cubin, result.loweredName, gpu);
 }
 
-std::unique_ptr<Module> KernelLoader::load(const Config& config, const std::string& cubin,
+std::unique_ptr<LoadedKernel> KernelLoader::load(const Config& config, const std::string& cubin,
                                            const std::string& loweredName, const GpuSpec& gpu) const {
   if (auto problem = storedBinaryProblem(config, cubin, loweredName, gpu)) throw LoadFailure(*problem);
   const Family& f = *config.family;
   const int threads = f.threadsPerBlock(config), dynamicSmem = f.dynamicSmemBytes(config);
-  std::unique_ptr<Module> m;
+  std::unique_ptr<LoadedKernel> m;
   try {
-    m = std::make_unique<Module>(driver_, cubin, loweredName, dynamicSmem);
+    m = std::make_unique<LoadedKernel>(cubin, loweredName, dynamicSmem, driver_);
     // The driver's own figures, from the binary as loaded: registers and launch bounds decide the
     // largest block, the binary's declarations the static shared memory.
     if (int most = m->attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK); most < threads)

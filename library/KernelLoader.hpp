@@ -10,7 +10,7 @@
 #include <string>
 
 #include "Family.hpp"
-#include "Module.hpp"
+#include "KernelLauncher.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune {
@@ -30,12 +30,12 @@ class KernelLoader {
   ~KernelLoader();
 
   // Throws LoadFailure.
-  std::unique_ptr<Module> fromStored(const Config& config, const std::string& cubin, const std::string& loweredName,
+  std::unique_ptr<LoadedKernel> fromStored(const Config& config, const std::string& cubin, const std::string& loweredName,
                                      const GpuSpec& gpu) const;
-  std::unique_ptr<Module> compiled(const Config& config, const GpuSpec& gpu);
+  std::unique_ptr<LoadedKernel> compiled(const Config& config, const GpuSpec& gpu);
 
  private:
-  std::unique_ptr<Module> load(const Config& config, const std::string& cubin, const std::string& loweredName,
+  std::unique_ptr<LoadedKernel> load(const Config& config, const std::string& cubin, const std::string& loweredName,
                                const GpuSpec& gpu) const;
 
   const CudaDriver& driver_;

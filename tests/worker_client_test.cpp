@@ -25,7 +25,8 @@ namespace {
 // Processes of group `pgid` that are still running (zombies waiting for a reaper do not count).
 int liveMembers(pid_t pgid) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     // A process can exit between the directory listing and this read: skip it.
@@ -37,7 +38,7 @@ int liveMembers(pid_t pgid) {
       continue;
     }
     auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
+    if (close == std::string::npos || close + 2 > stat.size()) continue;  // gone, or a short read
     std::istringstream rest(stat.substr(close + 2));
     char state = 0;
     long ppid = 0, pgrp = 0;

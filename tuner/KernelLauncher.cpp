@@ -4,9 +4,10 @@
 
 namespace gemmtune {
 
-LoadedKernel::LoadedKernel(const std::string& cubin, const std::string& loweredName, int dynamicSmemBytes)
-    : dynamicSmemBytes_(dynamicSmemBytes) {
-  const CudaDriver& d = CudaDriver::get();
+LoadedKernel::LoadedKernel(const std::string& cubin, const std::string& loweredName, int dynamicSmemBytes,
+                           const CudaDriver& driver)
+    : driver_(driver), dynamicSmemBytes_(dynamicSmemBytes) {
+  const CudaDriver& d = driver_;
   d.check(d.cuModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
   try {
     d.check(d.cuModuleGetFunction(&function_, module_, loweredName.c_str()), "cuModuleGetFunction");
@@ -22,18 +23,18 @@ LoadedKernel::LoadedKernel(const std::string& cubin, const std::string& loweredN
 }
 
 LoadedKernel::~LoadedKernel() {
-  if (module_) CudaDriver::get().cuModuleUnload(module_);
+  if (module_) driver_.cuModuleUnload(module_);
 }
 
 int LoadedKernel::attribute(CUfunction_attribute which) const {
-  const CudaDriver& d = CudaDriver::get();
+  const CudaDriver& d = driver_;
   int v = 0;
   d.check(d.cuFuncGetAttribute(&v, which, function_), "cuFuncGetAttribute");
   return v;
 }
 
 int LoadedKernel::driverBlocksPerSm(int threadsPerBlock) const {
-  const CudaDriver& d = CudaDriver::get();
+  const CudaDriver& d = driver_;
   int blocks = 0;
   d.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, threadsPerBlock,
                                                         static_cast<size_t>(dynamicSmemBytes_)),
@@ -42,7 +43,7 @@ int LoadedKernel::driverBlocksPerSm(int threadsPerBlock) const {
 }
 
 CUresult LoadedKernel::launch(Dim3 grid, int threadsPerBlock, void** params, CUstream stream) const {
-  return CudaDriver::get().cuLaunchKernel(function_, grid.x, grid.y, grid.z, static_cast<unsigned>(threadsPerBlock), 1, 1,
+  return driver_.cuLaunchKernel(function_, grid.x, grid.y, grid.z, static_cast<unsigned>(threadsPerBlock), 1, 1,
                                           static_cast<unsigned>(dynamicSmemBytes_), stream, params, nullptr);
 }
 

@@ -7,6 +7,8 @@
 // by code whether it was a launch error or a fault.
 #pragma once
 
+#include "CudaDriver.hpp"
+
 #include <cuda.h>
 
 #include <string>
@@ -31,7 +33,10 @@ class LoadedKernel {
  public:
   // Loads `cubin` (needs a current context), resolves `loweredName`, and opts in to
   // `dynamicSmemBytes` of dynamic shared memory when it exceeds the function's default limit.
-  LoadedKernel(const std::string& cubin, const std::string& loweredName, int dynamicSmemBytes);
+  // `driver` is kept for unloading: a kernel owned by a static object may outlive
+  // CudaDriver::get()'s instance at process exit, so such owners pass their own driver copy.
+  LoadedKernel(const std::string& cubin, const std::string& loweredName, int dynamicSmemBytes,
+               const CudaDriver& driver = CudaDriver::get());
   ~LoadedKernel();
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -47,6 +52,7 @@ class LoadedKernel {
   CUresult launchSgemm(const Config& config, const SgemmArgs& args, CUstream stream = nullptr) const;
 
  private:
+  const CudaDriver& driver_;
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
   int dynamicSmemBytes_ = 0;

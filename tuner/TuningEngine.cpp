@@ -16,6 +16,7 @@
 #include "NvrtcCompiler.hpp"
 #include "Sha256.hpp"
 #include "WorkerClient.hpp"
+#include "worker/TimingStats.hpp"
 #include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
@@ -26,11 +27,19 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// What the worker needs to verify and time `config` at `shape`.
+CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
+                            const TimingPolicy& timing) {
+  const Family& f = *config.family;
+  CandidateRequest req;
+  req.instance = config.name();
+  req.cubin = compiled.cubin;
+  req.loweredName = compiled.loweredName;
+  req.grid = f.grid(config, shape.M, shape.N);
+  req.block = Dim3{static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
+  req.dynamicSmemBytes = f.dynamicSmemBytes(config);
+  req.timing = timing;
+  return req;
 }
 
 std::string baseName(const Config& c) {
@@ -313,7 +322,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
       if (c.stage == CandidateStage::Pruned) ++progress.pruned;
       else ++progress.rejected;
-      if (auto it = stored_.find(rec.key.hash()); it != stored_.end() && it->second.fullStatus() == status) {
+      if (storedIt != stored_.end() && storedIt->second.fullStatus() == status) {
         // Recorded with the same outcome by an earlier run: nothing new to write.
         fo.statusCounts[statusClass(status)]++;
         ++progress.done;
@@ -337,14 +346,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       fo.statusCounts[statusClass(status)]++;
       continue;
     } else {
-      CandidateRequest req;
-      req.instance = c.config.name();
-      req.cubin = c.compiled->cubin;
-      req.loweredName = c.compiled->loweredName;
-      req.grid = *c.grid;
-      req.block = Dim3{static_cast<unsigned>(c.threadsPerBlock), 1, 1};
-      req.dynamicSmemBytes = c.dynamicSmemBytes;
-      req.timing = options_.timing;
+      CandidateRequest req = requestFor(c.config, *c.compiled, shape, options_.timing);
       req.timing.bestSoFarMs = c.config == classic ? 0 : bestMs;  // the yardstick is never cut short
       auto t0 = Clock::now();
       CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
@@ -425,18 +427,15 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
       if (rec.cubin.empty() || rec.loweredName.empty()) {
         // Resumed rows are read without their cubin; the re-recorded row must keep one.
         CompileResult compiled = compiler_.compile(cfg, gpu_.arch());
+        if (!compiled.ok) continue;  // the template changed under a resumed row: keep its first timing
         rec.cubin = compiled.cubin;
         rec.loweredName = compiled.loweredName;
       }
-      CandidateRequest req;
-      req.instance = finalists[i]->instance;
-      req.cubin = rec.cubin;
-      req.loweredName = rec.loweredName;
-      req.grid = cfg.family->grid(cfg, shape.M, shape.N);
-      req.block = Dim3{static_cast<unsigned>(cfg.family->threadsPerBlock(cfg)), 1, 1};
-      req.dynamicSmemBytes = cfg.family->dynamicSmemBytes(cfg);
+      CompileResult stored;
+      stored.cubin = rec.cubin;
+      stored.loweredName = rec.loweredName;
+      CandidateRequest req = requestFor(cfg, stored, shape, quick);
       req.verify = false;  // verified when first measured at this exact size
-      req.timing = quick;
       CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
       if (r.status == kStatusOk) {
         samples[i].push_back(r.medianMs);
@@ -449,15 +448,16 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
     }
   }
   gpuBusySec_ += secondsSince(t0);
-  if (!cublasSamples.empty()) out.cublasMs = median(cublasSamples);
+  if (!cublasSamples.empty()) out.cublasMs = summarize(cublasSamples).medianMs;
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (samples[i].size() < 3) continue;
     Timed& t = *finalists[i];
-    t.medianMs = median(samples[i]);
-    auto [lo, hi] = std::minmax_element(samples[i].begin(), samples[i].end());
+    // Same statistics as the worker's own timing loop, over the per-round medians.
+    const TimingSummary summary = summarize(samples[i]);
+    t.medianMs = summary.medianMs;
     t.record.medianMs = t.medianMs;
-    t.record.minMs = std::min(*lo, t.record.minMs.value_or(*lo));
-    t.record.spread = (*hi - *lo) / t.medianMs;
+    t.record.minMs = std::min(summary.minMs, t.record.minMs.value_or(summary.minMs));
+    t.record.spread = summary.spread;
     t.record.reps = reps[i];
     t.record.measuredAt.clear();  // now: the re-timed row replaces the first measurement
     t.record.gflops.reset();
