@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "PresentBuild.hpp"
 #include "Database.hpp"
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
@@ -18,6 +19,7 @@
 
 using namespace gemmtune;
 using namespace gemmtune::db;
+using namespace gemmtune::serving;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -42,7 +44,7 @@ void build(const std::filesystem::path& path) {
   info.driverVersion = 13000;
   info.nvrtcVersion = "13.0";
   auto run = store.beginRun(info);
-  auto present = PresentEnvironment::thisBuild();
+  auto present = serving::presentEnvironment();
   std::vector<Config> configs;
   for (const auto& f : FamilyRegistry::builtin().all())
     for (auto& c : FamilyRegistry::enumerate(f, false))
@@ -53,13 +55,13 @@ void build(const std::filesystem::path& path) {
     const Config& c = configs[static_cast<size_t>(i) % configs.size()];
     long long size = 128 * (1 + i / static_cast<int>(configs.size()));
     ResultRecord r;
-    r.setConfig(c);
+    r.setConfig(c.family->name, c.name(), c.namedValues());
     r.key.gpuFingerprint = gpuFingerprint(gpu);
     r.key.driverVersion = 13000;
     r.key.nvrtcVersion = *present.nvrtcVersion;
-    r.key.compileOptions = *present.compileOptions;
+    r.key.compileOptions = *present.compileOptionsOf(c.family->name);
     r.key.arch = "sm_90";
-    r.key.sourceHash = *present.sourceHashOf(c);
+    r.key.sourceHash = *present.sourceHashOf(c.family->name);
     r.key.problem = {size, size, size};
     r.medianMs = 1.0 + (i * 7919 % 1000) / 100.0;
     r.registers = 40;
@@ -96,8 +98,8 @@ int main(int argc, char** argv) {
   fmt::print("database: {:.1f} MiB\n", static_cast<double>(std::filesystem::file_size(path)) / (1 << 20));
 
   // Source hashes are per build; computed once like a long-lived library would.
-  auto present = PresentEnvironment::thisBuild();
-  present.sourceHashOf(FamilyRegistry::builtin().parseName("smem_bs32"));
+  auto present = serving::presentEnvironment();
+  present.sourceHashOf("smem");
 
   for (auto [check, name] : {std::pair{OpenCheck::Header, "header check"}, std::pair{OpenCheck::Quick, "quick_check"}}) {
     std::vector<double> us;

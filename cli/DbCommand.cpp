@@ -7,7 +7,7 @@
 #include "DbPath.hpp"
 #include "Database.hpp"
 #include "Schema.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 

@@ -8,7 +8,7 @@
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "JsonExchange.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 

@@ -14,7 +14,7 @@
 #include "NvrtcCompiler.hpp"
 #include "PtxStats.hpp"
 #include "SassTool.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 

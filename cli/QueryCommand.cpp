@@ -4,12 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
 #include "Lookup.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 
@@ -27,7 +28,7 @@ int noResults(const std::filesystem::path& path, const std::string& what) {
 
 int run(const QueryArgs& a, const CliContext& ctx) {
   if (a.size.empty() == a.mnk.empty()) throw UsageError("give the problem with --size N or --mnk MxNxK");
-  db::ProblemKey problem = db::parseProblemSize(a.size.empty() ? a.mnk : a.size);
+  db::ProblemKey problem = serving::parseProblemSize(a.size.empty() ? a.mnk : a.size);
   if (!a.family.empty()) FamilyRegistry::builtin().get(a.family);  // unknown family: usage error
 
   auto path = db::resolveDatabasePath(a.db);
@@ -38,10 +39,10 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
   db::ResultStore store(database);
   if (!database.hasSchema() || store.gpus().empty()) return noResults(path, "no tuning results yet");
-  db::SelectedGpu gpu = db::selectGpu(store, a.gpu);
+  serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
 
-  db::Lookup lookup(database, db::PresentEnvironment::thisBuild(ctx.templatesDir.string()));
-  db::LookupResult best = lookup.best(gpu.spec, problem, a.family);
+  serving::Lookup lookup(database, serving::presentEnvironment(ctx.templatesDir.string()));
+  serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
   std::string sizeText = fmt::format("{}x{}x{}", problem.m, problem.n, problem.k);
   std::optional<double> percent;
   if (best.cublasGflops && *best.cublasGflops > 0) percent = 100.0 * best.gflops / *best.cublasGflops;
@@ -53,14 +54,15 @@ int run(const QueryArgs& a, const CliContext& ctx) {
     };
     nlohmann::json j = {{"gpu", gpu.spec.name}, {"fingerprint", gpu.fingerprint}, {"problem", problemJson(problem)},
                         {"family", a.family.empty() ? nlohmann::json() : nlohmann::json(a.family)},
-                        {"match", db::toString(best.quality)}};
+                        {"match", serving::toString(best.quality)}};
     if (best.config) {
       j.update({{"instance", best.instance}, {"measured_instance", best.measuredInstance},
                 {"measured_problem", problemJson(best.measuredProblem)}, {"distance", best.distance},
                 {"gflops", best.gflops}, {"median_ms", best.medianMs},
                 {"cublas_gflops", best.cublasGflops ? nlohmann::json(*best.cublasGflops) : nlohmann::json()},
                 {"percent_of_cublas", percent ? nlohmann::json(*percent) : nlohmann::json()},
-                {"threads_per_block", best.threadsPerBlock}, {"dynamic_smem_bytes", best.dynamicSmemBytes},
+                {"threads_per_block", best.config->family->threadsPerBlock(*best.config)},
+                 {"dynamic_smem_bytes", best.config->family->dynamicSmemBytes(*best.config)},
                 {"ptx_command", ptxCommand}});
     }
     fmt::print("{}\n", j.dump(2));
@@ -76,7 +78,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   row("gpu", fmt::format("{} ({})", gpu.spec.name, gpu.spec.arch()));
   row("problem", fmt::format("{} ({}, beta {})", sizeText, problem.layout, problem.betaClass));
   row("best", best.instance);
-  if (best.quality == db::MatchQuality::exact)
+  if (best.quality == serving::MatchQuality::exact)
     row("match", "exact");
   else
     row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f})", best.measuredInstance,

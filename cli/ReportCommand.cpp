@@ -9,13 +9,14 @@
 #include <cstring>
 #include <fstream>
 
+#include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "Clock.hpp"
 #include "Database.hpp"
 #include "DbPath.hpp"
 #include "HtmlReport.hpp"
 #include "ReportData.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 
@@ -61,7 +62,7 @@ int run(const ReportArgs& a, const CliContext& ctx) {
     return kExitFailure;
   }
   db::ResultStore store(database);
-  auto data = report::loadReportData(store, path, a.query, db::PresentEnvironment::thisBuild(ctx.templatesDir.string()));
+  auto data = report::loadReportData(store, path, a.query, serving::presentEnvironment(ctx.templatesDir.string()));
   std::string html = report::HtmlReport(data, db::utcTimestamp()).render();
   if (a.output == "-") {
     std::fwrite(html.data(), 1, html.size(), stdout);

@@ -6,12 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
 #include "StaleRows.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 
@@ -56,23 +57,23 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   auto gpus = store.gpus();
 
   db::ResultFilter filter;
-  auto currentFingerprint = db::currentFingerprints(gpus);  // GPU name -> the fingerprint tuned last
+  auto currentFingerprint = serving::currentFingerprints(gpus);  // GPU name -> the fingerprint tuned last
   if (!a.gpu.empty()) {
-    db::SelectedGpu gpu = db::selectGpu(store, a.gpu);
+    serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
     filter.gpuId = gpu.stored ? gpu.stored->id : -1;
     if (gpu.detected) currentFingerprint[gpu.spec.name] = gpu.fingerprint;
   }
   if (!a.size.empty()) {
-    auto p = db::parseProblemSize(a.size);
+    auto p = serving::parseProblemSize(a.size);
     filter.m = p.m, filter.n = p.n, filter.k = p.k;
   }
   if (!a.family.empty()) filter.family = a.family;
   if (!a.status.empty()) filter.status = a.status;
 
-  auto present = db::PresentEnvironment::thisBuild(ctx.templatesDir.string());
+  auto present = serving::presentEnvironment(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
-    auto stale = db::checkStoredRow(r, present, currentFingerprint).staleReasons;
+    auto stale = serving::checkStoredRow(r, present, currentFingerprint).staleReasons;
     rows.push_back({std::move(r), std::move(stale)});
   }
 

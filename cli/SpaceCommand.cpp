@@ -11,7 +11,7 @@
 #include "GpuDetect.hpp"
 #include "GpuSpecJson.hpp"
 #include "NvrtcCompiler.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 

@@ -15,7 +15,7 @@
 #include "GpuDetect.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::cli {
 

@@ -9,7 +9,7 @@
 #include "CliContext.hpp"
 #include "GpuDetect.hpp"
 #include "GpuSelect.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 
@@ -92,14 +92,14 @@ int main(int argc, char** argv) {
   }
 
   setupLogging(verbose ? 1 : quiet ? -1 : 0);
-  db::setAutoGpuDetector([] { return resolveGpu("auto"); });
+  serving::setAutoGpuDetector([] { return resolveGpu("auto"); });
   try {
     for (auto* sub : app.get_subcommands())
       if (auto it = actions.find(sub); it != actions.end()) return it->second();
     return kExitUsage;
   } catch (const Error& e) {
     spdlog::error("{}", e.what());
-    return e.code();
+    return exitCodeOf(e);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitFailure;

@@ -1,4 +1,4 @@
-// CacheKey: everything that changes a measured answer (DESIGN.md §2). Two results with the same
+// CacheKey: everything that changes a measured answer (docs/design.md, "Cache keys"). Two results with the same
 // key are measurements of the same thing; a stored row whose parts differ from the present
 // environment is stale — shown as such, never served as best, re-tuned by `tune`.
 #pragma once
@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "Family.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune::db {
@@ -53,17 +52,14 @@ std::string joinCompileOptions(const std::vector<std::string>& options);
 
 // What is true now, as far as it is known. An unknown part (nullopt, or a function returning
 // nullopt) is not used to judge staleness: an offline query knows the NVRTC version but not the
-// driver.
+// driver. Built by serving::presentEnvironment(), the one builder of this build's facts.
 struct PresentEnvironment {
   std::optional<int> driverVersion;
   std::optional<std::string> nvrtcVersion;
-  std::optional<std::string> compileOptions;
   std::string methodVersion = currentMethodVersion();
-  std::function<std::optional<std::string>(const Config&)> sourceHashOf;
-
-  // NVRTC version and method version from this build; source hashes from the embedded
-  // templates (or `templatesDir`), compile options from the NVRTC defaults.
-  static PresentEnvironment thisBuild(const std::string& templatesDir = {});
+  // Per family name: the compile options and template source hash a new row would get.
+  std::function<std::optional<std::string>(const std::string& family)> compileOptionsOf;
+  std::function<std::optional<std::string>(const std::string& family)> sourceHashOf;
 };
 
 // The parts of a stored row that can go stale.
@@ -72,9 +68,9 @@ struct StoredKeyParts {
   std::string nvrtcVersion, compileOptions, sourceHash, methodVersion;
 };
 
-// Why a row is stale, one short phrase per differing part; empty when it is current. `config` is
-// null when the row's instance name does not parse (its source cannot be judged).
-std::vector<std::string> staleReasons(const StoredKeyParts& row, const Config* config,
+// Why a row is stale, one short phrase per differing part; empty when it is current. `family` is
+// null when the row names no known family (its source and options cannot be judged).
+std::vector<std::string> staleReasons(const StoredKeyParts& row, const std::string* family,
                                       const PresentEnvironment& present);
 
 }  // namespace gemmtune::db

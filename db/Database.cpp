@@ -52,7 +52,7 @@ std::string fileUri(const std::filesystem::path& path, std::string_view query) {
 }  // namespace
 
 SqliteError::SqliteError(int sqliteCode, const std::string& message)
-    : Error(exitCodeFor(sqliteCode), message), sqliteCode_(sqliteCode) {}
+    : CodedError(exitCodeFor(sqliteCode), message), sqliteCode_(sqliteCode) {}
 
 void checkSqlite(sqlite3* db, int rc, std::string_view what) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;

@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::db {
 
-class SqliteError : public Error {
+class SqliteError : public CodedError {
  public:
   SqliteError(int sqliteCode, const std::string& message);
   // The extended SQLite result code (SQLITE_CORRUPT, SQLITE_BUSY, ...).

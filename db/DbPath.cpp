@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::db {
 

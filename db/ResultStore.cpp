@@ -172,11 +172,12 @@ void ResultRecord::setStatus(std::string_view full) {
 
 std::string ResultRecord::fullStatus() const { return statusReason.empty() ? status : status + ":" + statusReason; }
 
-void ResultRecord::setConfig(const Config& config) {
-  family = config.family->name;
-  key.instance = config.name();
+void ResultRecord::setConfig(std::string familyName, std::string instance,
+                             const std::vector<std::pair<std::string, int>>& namedValues) {
+  family = std::move(familyName);
+  key.instance = std::move(instance);
   nlohmann::json p = nlohmann::json::object();
-  for (size_t i = 0; i < config.values.size(); ++i) p[config.family->params[i].name] = config.values[i];
+  for (const auto& [name, value] : namedValues) p[name] = value;
   params = p.dump();
 }
 

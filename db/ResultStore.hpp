@@ -15,7 +15,7 @@
 
 #include "CacheKey.hpp"
 #include "Database.hpp"
-#include "Family.hpp"
+#include <utility>
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune::db {
@@ -58,8 +58,8 @@ struct ResultRecord {
   // "rejected:smem" -> status "rejected", reason "smem".
   void setStatus(std::string_view full);
   std::string fullStatus() const;
-  // Family, instance name and parameters from a configuration.
-  void setConfig(const Config& config);
+  // Family, instance name and parameters (name, value) of a configuration.
+  void setConfig(std::string family, std::string instance, const std::vector<std::pair<std::string, int>>& namedValues);
 };
 
 struct StoredResult : ResultRecord {

@@ -27,15 +27,15 @@ std::filesystem::path CompileCache::defaultDir() {
   return {};
 }
 
-std::string CompileCache::key(const std::string& source, const std::string& nameExpression, const std::string& arch) {
+std::string CompileCache::key(const CompileUnit& unit, const std::string& arch) {
   Sha256 h;
   h.update(fmt::format("gemmtune-compile-cache-v{}\n", kFormat));
   h.update("nvrtc " + NvrtcCompiler::version() + "\n");
   h.update("arch " + arch + "\n");
   for (const auto& o : NvrtcCompiler::baseOptions()) h.update("opt " + o + "\n");
-  h.update("name " + nameExpression + "\n");
-  h.update(fmt::format("source {}\n", source.size()));
-  h.update(source);
+  for (const auto& o : unit.options) h.update("family-opt " + o + "\n");
+  for (const auto& e : unit.expressions) h.update("name " + e + "\n");
+  h.update("source " + unit.sourceHash() + "\n");
   return h.hex();
 }
 
@@ -59,6 +59,7 @@ std::optional<CompileResult> CompileCache::load(const std::string& key, const st
     const auto& cubin = j.at("cubin").get_binary();
     r.cubin.assign(cubin.begin(), cubin.end());
     r.loweredName = j.at("lowered");
+    r.loweredNames = j.value("lowered_all", std::vector<std::string>{r.loweredName});
     r.arch = j.at("arch");
     r.sourceHash = j.at("source_hash");
     const auto& res = j.at("resources");
@@ -75,7 +76,7 @@ void CompileCache::store(const std::string& key, const CompileResult& r) const {
   if (dir_.empty()) return;
   nlohmann::json j = {
       {"format", kFormat}, {"ok", r.ok}, {"log", r.log}, {"ptx", r.ptx}, {"cubin", bytes(r.cubin)},
-      {"lowered", r.loweredName}, {"arch", r.arch}, {"source_hash", r.sourceHash},
+      {"lowered", r.loweredName}, {"lowered_all", r.loweredNames}, {"arch", r.arch}, {"source_hash", r.sourceHash},
       {"resources", {{"registers", r.resources.registers}, {"static_smem", r.resources.staticSmemBytes},
                      {"stack_frame", r.resources.stackFrameBytes}, {"spill_stores", r.resources.spillStoreBytes},
                      {"spill_loads", r.resources.spillLoadBytes}, {"cmem", r.resources.constBytes}}}};

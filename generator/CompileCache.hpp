@@ -8,6 +8,7 @@
 #include <string>
 
 #include "CompileResult.hpp"
+#include "CompileUnit.hpp"
 
 namespace gemmtune {
 
@@ -19,7 +20,7 @@ class CompileCache {
   // An empty `dir` disables the cache (every lookup misses, stores are dropped).
   explicit CompileCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-  static std::string key(const std::string& source, const std::string& nameExpression, const std::string& arch);
+  static std::string key(const CompileUnit& unit, const std::string& arch);
 
   std::optional<CompileResult> load(const std::string& key, const std::string& arch) const;
   // Never throws: a cache that cannot be written only costs speed (logged at debug level).

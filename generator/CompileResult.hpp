@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gemmtune {
 
@@ -20,12 +21,18 @@ struct CompileResult {
   std::string log;            // NVRTC program log (ptxas resource lines included)
   std::string ptx;
   std::string cubin;          // raw ELF bytes
-  std::string loweredName;    // mangled entry point to load from the cubin
+  std::string loweredName;    // mangled entry point of the main kernel
+  std::vector<std::string> loweredNames;  // every kernel of the program, main first (plans index it)
   std::string arch;           // "sm_90"
-  std::string sourceHash;     // sha256 of the exact source given to NVRTC
+  std::string sourceHash;     // CompileUnit::sourceHash() of what was given to NVRTC
   Resources resources;
   double compileSeconds = 0;  // 0 when served from the cache
   bool fromCache = false;
 };
+
+// How a row stores every entry point of a program in one text field: space-separated (mangled
+// names contain no spaces), main kernel first.
+std::string joinLoweredNames(const std::vector<std::string>& names);
+std::vector<std::string> splitLoweredNames(const std::string& joined);
 
 }  // namespace gemmtune

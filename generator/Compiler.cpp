@@ -19,14 +19,13 @@ int Compiler::jobs() const { return pool_->size(); }
 
 size_t Compiler::cancelPending() { return pool_->cancelPending(); }
 
-std::string Compiler::source(const Config& config) const { return templates_.get(*config.family); }
+CompileUnit Compiler::unit(const Config& config) const { return templates_.unit(config); }
 
 CompileResult Compiler::compile(const Config& config, const std::string& arch) const {
-  std::string src = source(config);
-  std::string expr = config.nameExpression();
-  std::string key = CompileCache::key(src, expr, arch);
+  CompileUnit u = unit(config);
+  std::string key = CompileCache::key(u, arch);
   if (auto hit = cache_.load(key, arch)) return *hit;
-  CompileResult r = NvrtcCompiler::compile(src, expr, arch);
+  CompileResult r = NvrtcCompiler::compile(u, arch);
   cache_.store(key, r);
   return r;
 }

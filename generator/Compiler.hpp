@@ -27,8 +27,8 @@ class Compiler {
   explicit Compiler(CompilerOptions options = {});
   ~Compiler();
 
-  // The exact source NVRTC sees for this config (its hash is part of every result's key).
-  std::string source(const Config& config) const;
+  // Exactly what NVRTC sees for this config (its source hash is part of every result's key).
+  CompileUnit unit(const Config& config) const;
   // Synchronous, on the calling thread; served from the cache when possible.
   CompileResult compile(const Config& config, const std::string& arch) const;
   // Queued on the pool.

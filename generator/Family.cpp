@@ -25,6 +25,12 @@ std::string Config::name() const {
   return out;
 }
 
+std::vector<std::pair<std::string, int>> Config::namedValues() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (size_t i = 0; i < values.size(); ++i) out.emplace_back(family->params[i].name, values[i]);
+  return out;
+}
+
 std::string Config::nameExpression() const {
   std::string out = family->kernelName + "<";
   for (int v : values) out += fmt::format("{},", v);
@@ -38,9 +44,17 @@ const Constraint* Config::violated() const {
   return nullptr;
 }
 
-bool Config::divides(long long M, long long N, long long K) const {
-  return M % family->mTile(*this) == 0 && N % family->nTile(*this) == 0 &&
-         K % family->kTile(*this) == 0;
+const TargetConstraint* Config::violatedOn(const GpuSpec& gpu) const {
+  for (const auto& c : family->targetConstraints)
+    if (!c.holds(*this, gpu)) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> Config::kernelExpressions() const {
+  std::vector<std::string> out{nameExpression()};
+  if (family->extraKernels)
+    for (auto& e : family->extraKernels(*this)) out.push_back(std::move(e));
+  return out;
 }
 
 }  // namespace gemmtune

@@ -1,12 +1,17 @@
-// Family: one kernel template plus its spec (parameter domains, named constraints, launch
-// geometry, shared-memory formula). A Config is one point of a family's space; an Instance is
-// a Config made concrete for NVRTC (source, name expression).
+// Family: one kernel template plus its spec (parameter domains, named constraints, resources and
+// launch plan). A Config is one point of a family's space; an Instance is a Config made concrete
+// for NVRTC (source, name expressions). A family is exactly two files, templates/<file>.cu and
+// generator/families/<Name>.cpp, the second ending in GEMMTUNE_REGISTER_FAMILY (FamilyRegistry.hpp).
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "LaunchPlan.hpp"
+#include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune {
 
@@ -26,27 +31,45 @@ struct Constraint {
   std::function<bool(const Config&)> holds;
 };
 
-struct Dim3 {
-  unsigned x = 1, y = 1, z = 1;
+// A constraint that depends on the target GPU (compute capability, limits): "cp.async needs sm_80".
+struct TargetConstraint {
+  std::string name;
+  std::string reason;
+  std::function<bool(const Config&, const GpuSpec&)> holds;
 };
 
 struct Family {
-  std::string name;            // canonical prefix and CLI name: "blocktile1d"
+  std::string name;            // canonical prefix and CLI name: "blocktile1d" (no '_')
   std::string templateFile;    // file under templates/: "blocktile_1d.cu"
-  std::string kernelName;      // C++ template name: "sgemm_blocktile_1d"
+  std::string kernelName;      // C++ template name of the main kernel: "sgemm_blocktile_1d"
   std::string description;
   std::vector<ParamSpec> params;
-  // The well-known fixed configuration (unguarded form): always measured, the yardstick of the
-  // speed-up a tuned configuration brings.
-  std::vector<int> classic;
+  // A well-known fixed configuration (unguarded form), when the family has one: always measured,
+  // the yardstick of the speed-up a tuned configuration brings.
+  std::optional<std::vector<int>> classic;
   std::vector<Constraint> constraints;
+  std::vector<TargetConstraint> targetConstraints;
+  // Extra NVRTC options (e.g. include directories) and files under templates/ that the template
+  // includes; both are part of every compile's cache key.
+  std::vector<std::string> compileOptions;
+  std::vector<std::string> headers;
+  // Name expressions of further kernels compiled in the same program (a reduction, a helper),
+  // launched by the plan as kernels 1, 2, ...; none by default.
+  std::function<std::vector<std::string>(const Config&)> extraKernels;
+  // Resources of the main kernel, known before compiling (the filters check them).
   std::function<int(const Config&)> threadsPerBlock;
-  std::function<Dim3(const Config&, long long M, long long N)> grid;
   std::function<int(const Config&)> dynamicSmemBytes;  // launched as dynamic shared memory
   std::function<int(const Config&)> staticSmemBytes;   // declared __shared__ arrays
-  // Tile edges in M and N: an unguarded instance is correct only when both divide the size
-  // and K is a multiple of kTile().
-  std::function<int(const Config&)> mTile, nTile, kTile;
+  // How a configuration runs a problem (see LaunchPlan.hpp; single-kernel templates use tiledPlan).
+  std::function<LaunchPlan(const Config&, const GemmProblem&)> plan;
+  // Exactly one family sets this: its classic configuration, guarded, is what the library runs
+  // when nothing tuned applies, so it must be correct for every problem and small enough for
+  // every GPU gemmtune compiles for.
+  bool libraryDefault = false;
+  // Listing order among families (then by name): simpler families first.
+  int order = 100;
+  // Tests only: a family whose template lies outside templates/ supplies its source itself.
+  std::function<std::string()> templateText;
 
   int paramIndex(const std::string& paramName) const;  // -1 when absent
 };
@@ -59,12 +82,16 @@ struct Config {
   int operator[](const std::string& paramName) const;  // throws std::out_of_range
   // The canonical instance name, e.g. "blocktile1d_bm64_bn64_bk8_tm8_guarded".
   std::string name() const;
+  // (parameter name, value) in the family's order.
+  std::vector<std::pair<std::string, int>> namedValues() const;
   // "sgemm_blocktile_1d<64,64,8,8,true>"
   std::string nameExpression() const;
+  // Every kernel of this configuration's program: the main one first, then the family's extras.
+  std::vector<std::string> kernelExpressions() const;
   // The first violated static constraint, if any.
   const Constraint* violated() const;
-  // True when an unguarded instance computes M×N×K correctly.
-  bool divides(long long M, long long N, long long K) const;
+  // The first constraint `gpu` violates, if any.
+  const TargetConstraint* violatedOn(const GpuSpec& gpu) const;
   bool operator==(const Config& o) const {
     return family == o.family && values == o.values && guarded == o.guarded;
   }

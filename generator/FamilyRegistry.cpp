@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <tuple>
 #include <map>
+#include <stdexcept>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -41,11 +44,46 @@ void checkConstraints(const Config& c) {
     throw UsageError(fmt::format("{} violates constraint {}: {}", c.name(), bad->name, bad->reason));
 }
 
+std::vector<Family (*)()>& enrolled() {
+  static std::vector<Family (*)()> makers;
+  return makers;
+}
+
 }  // namespace
 
+void FamilyRegistry::enroll(Family (*make)()) { enrolled().push_back(make); }
+
 const FamilyRegistry& FamilyRegistry::builtin() {
-  static const FamilyRegistry registry({smemTiledFamily(), blocktile1dFamily()});
+  static const FamilyRegistry registry([] {
+    std::vector<Family> families;
+    // A static-library cycle (families <-> generator) can put a spec's object on the link line
+    // twice, and each copy enrolls: one family per name.
+    for (auto make : enrolled()) {
+      Family f = make();
+      if (std::none_of(families.begin(), families.end(), [&](const Family& g) { return g.name == f.name; }))
+        families.push_back(std::move(f));
+    }
+    std::sort(families.begin(), families.end(),
+              [](const Family& a, const Family& b) { return std::tie(a.order, a.name) < std::tie(b.order, b.name); });
+    return families;
+  }());
   return registry;
+}
+
+Config FamilyRegistry::libraryDefault() const {
+  const Family* chosen = nullptr;
+  for (const auto& f : families_)
+    if (f.libraryDefault) {
+      if (chosen || !f.classic) throw std::logic_error("exactly one family with a classic configuration must be the library default");
+      chosen = &f;
+    }
+  if (!chosen) throw std::logic_error("no family is marked as the library default");
+  return Config{chosen, *chosen->classic, true};
+}
+
+std::optional<Config> FamilyRegistry::classic(const Family& family) {
+  if (!family.classic) return std::nullopt;
+  return Config{&family, *family.classic, false};
 }
 
 FamilyRegistry::FamilyRegistry(std::vector<Family> families) : families_(std::move(families)) {}

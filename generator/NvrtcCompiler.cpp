@@ -11,7 +11,7 @@
 #include "CubinInfo.hpp"
 #include "PtxasLog.hpp"
 #include "Sha256.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -72,13 +72,18 @@ void NvrtcCompiler::checkArch(const std::string& arch) {
 
 CompileResult NvrtcCompiler::compile(const std::string& source, const std::string& nameExpression,
                                      const std::string& arch) {
+  return compile(CompileUnit{source, {nameExpression}, {}, {}}, arch);
+}
+
+CompileResult NvrtcCompiler::compile(const CompileUnit& unit, const std::string& arch) {
+  const std::string& nameExpression = unit.expressions.at(0);
   // ptxas' resource lines are occasionally missing from the program log when many compiles run
   // at once (seen on a 16-core host under full load). Compiling again is cheap next to timing a
   // kernel with unknown resources; if the lines stay missing, the cubin still has the facts.
   constexpr int kAttempts = 3;
   CompileResult out;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-    out = compileOnce(source, nameExpression, arch);
+    out = compileOnce(unit, arch);
     if (!out.ok) return out;
     if (auto res = parsePtxasLog(out.log, out.loweredName)) {
       out.resources = *res;
@@ -94,18 +99,25 @@ CompileResult NvrtcCompiler::compile(const std::string& source, const std::strin
   return out;
 }
 
-CompileResult NvrtcCompiler::compileOnce(const std::string& source, const std::string& nameExpression,
-                                         const std::string& arch) {
+CompileResult NvrtcCompiler::compileOnce(const CompileUnit& unit, const std::string& arch) {
   auto start = std::chrono::steady_clock::now();
   CompileResult out;
   out.arch = arch;
-  out.sourceHash = Sha256::of(source);
+  out.sourceHash = unit.sourceHash();
 
+  std::vector<const char*> headerTexts, headerNames;
+  for (const auto& [name, text] : unit.headers) {
+    headerNames.push_back(name.c_str());
+    headerTexts.push_back(text.c_str());
+  }
   Program prog(new nvrtcProgram{});
-  check(nvrtcCreateProgram(prog.get(), source.c_str(), "gemmtune_instance.cu", 0, nullptr, nullptr), "CreateProgram");
-  check(nvrtcAddNameExpression(*prog, nameExpression.c_str()), "AddNameExpression");
+  check(nvrtcCreateProgram(prog.get(), unit.source.c_str(), "gemmtune_instance.cu", static_cast<int>(headerTexts.size()),
+                           headerTexts.data(), headerNames.data()),
+        "CreateProgram");
+  for (const auto& e : unit.expressions) check(nvrtcAddNameExpression(*prog, e.c_str()), "AddNameExpression");
 
   std::vector<std::string> opts = baseOptions();
+  opts.insert(opts.end(), unit.options.begin(), unit.options.end());
   opts.push_back("-arch=" + arch);
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
@@ -118,9 +130,12 @@ CompileResult NvrtcCompiler::compileOnce(const std::string& source, const std::s
   }
   check(r, "CompileProgram");
 
-  const char* lowered = nullptr;
-  check(nvrtcGetLoweredName(*prog, nameExpression.c_str(), &lowered), "GetLoweredName");
-  out.loweredName = lowered;
+  for (const auto& e : unit.expressions) {
+    const char* lowered = nullptr;
+    check(nvrtcGetLoweredName(*prog, e.c_str(), &lowered), "GetLoweredName");
+    out.loweredNames.emplace_back(lowered);
+  }
+  out.loweredName = out.loweredNames.front();
 
   size_t n = 0;
   check(nvrtcGetPTXSize(*prog, &n), "GetPTXSize");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CompileResult.hpp"
+#include "CompileUnit.hpp"
 
 namespace gemmtune {
 
@@ -24,10 +25,11 @@ class NvrtcCompiler {
   // call owns its nvrtcProgram.
   static CompileResult compile(const std::string& source, const std::string& nameExpression,
                                const std::string& arch);
+  // Every kernel of `unit` in one program; resources are the main kernel's.
+  static CompileResult compile(const CompileUnit& unit, const std::string& arch);
 
  private:
-  static CompileResult compileOnce(const std::string& source, const std::string& nameExpression,
-                                   const std::string& arch);
+  static CompileResult compileOnce(const CompileUnit& unit, const std::string& arch);
 };
 
 }  // namespace gemmtune

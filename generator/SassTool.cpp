@@ -10,7 +10,7 @@
 #include <fstream>
 #include <vector>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

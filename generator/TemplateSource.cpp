@@ -6,22 +6,38 @@
 #include <sstream>
 
 #include "gemmtune/EmbeddedTemplates.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
-std::string TemplateSource::get(const Family& family) const {
-  if (dir_.empty()) {
+namespace {
+
+std::string read(const std::filesystem::path& dir, const std::string& file) {
+  if (dir.empty()) {
     for (const auto& t : embedded::kTemplates)
-      if (t.name == family.templateFile) return std::string(t.source);
-    throw std::logic_error("template " + family.templateFile + " was not embedded at build time");
+      if (t.name == file) return std::string(t.source);
+    throw std::logic_error("template " + file + " was not embedded at build time");
   }
-  auto path = dir_ / family.templateFile;
+  auto path = dir / file;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(fmt::format("cannot read template {} (from --templates-dir)", path.string()));
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+}  // namespace
+
+std::string TemplateSource::get(const Family& family) const {
+  if (family.templateText) return family.templateText();
+  return read(dir_, family.templateFile);
+}
+
+CompileUnit TemplateSource::unit(const Config& config) const {
+  const Family& f = *config.family;
+  CompileUnit u{get(f), config.kernelExpressions(), f.compileOptions, {}};
+  for (const auto& h : f.headers) u.headers.emplace_back(h, read(dir_, h));
+  return u;
 }
 
 }  // namespace gemmtune

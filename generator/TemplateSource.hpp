@@ -1,10 +1,11 @@
 // TemplateSource: the exact CUDA source of a family's template — the copy embedded at build time,
-// or the file of the same name under --templates-dir when one is given.
+// or the file of the same name under --templates-dir when one is given (headers likewise).
 #pragma once
 
 #include <filesystem>
 #include <string>
 
+#include "CompileUnit.hpp"
 #include "Family.hpp"
 
 namespace gemmtune {
@@ -15,6 +16,8 @@ class TemplateSource {
   explicit TemplateSource(std::filesystem::path overrideDir = {}) : dir_(std::move(overrideDir)) {}
   // Throws IoError when the override directory lacks the file.
   std::string get(const Family& family) const;
+  // The family's template and headers, `config`'s kernels and the family's options.
+  CompileUnit unit(const Config& config) const;
   const std::filesystem::path& overrideDir() const { return dir_; }
 
  private:

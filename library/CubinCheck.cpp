@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "CubinInfo.hpp"
+#include "LaunchLimits.hpp"
 
 namespace gemmtune::library {
 
@@ -65,15 +66,24 @@ std::string manglePrefix(const Config& config) {
 }
 
 std::optional<std::string> storedBinaryProblem(const Config& config, std::string_view cubin,
-                                               std::string_view loweredName, const GpuSpec& gpu) {
+                                               const std::vector<std::string>& loweredNames, const GpuSpec& gpu) {
   if (auto problem = cubinProblem(cubin)) return "its binary is damaged: " + *problem;
-  if (!loweredName.starts_with(manglePrefix(config)))
-    return fmt::format("its entry point {} is not the kernel of {}", loweredName, config.name());
-  auto info = readCubinKernelInfo(cubin, loweredName);
-  if (!info) return fmt::format("its binary holds no kernel {}", loweredName);
-  if (info->registers > gpu.maxRegsPerThread)
-    return fmt::format("its kernel uses {} registers per thread, the GPU allows {}", info->registers,
-                       gpu.maxRegsPerThread);
+  const size_t expected = config.kernelExpressions().size();
+  if (loweredNames.size() != expected)
+    return fmt::format("it names {} entry points, {} has {} kernels", loweredNames.size(), config.name(), expected);
+  if (!loweredNames[0].starts_with(manglePrefix(config)))
+    return fmt::format("its entry point {} is not the kernel of {}", loweredNames[0], config.name());
+  for (const auto& name : loweredNames) {
+    auto info = readCubinKernelInfo(cubin, name);
+    if (!info) return fmt::format("its binary holds no kernel {}", name);
+    if (info->registers > gpu.maxRegsPerThread)
+      return fmt::format("its kernel uses {} registers per thread, the GPU allows {}", info->registers, gpu.maxRegsPerThread);
+  }
+  const Family& f = *config.family;
+  auto main = readCubinKernelInfo(cubin, loweredNames[0]);
+  if (auto v = kernelLimitViolation(gpu, {f.threadsPerBlock(config), main->registers, f.staticSmemBytes(config),
+                                          f.dynamicSmemBytes(config)}))
+    return fmt::format("its kernel does not fit the GPU: {} ({})", v->reason, v->limit);
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "Family.hpp"
 #include "gemmtune/GpuSpec.hpp"
@@ -21,8 +22,9 @@ std::optional<std::string> cubinProblem(std::string_view cubin);
 std::string manglePrefix(const Config& config);
 
 // Why the stored binary cannot stand for `config` on `gpu` (not a sound ELF, an entry point of
-// another configuration, no such kernel in it, more registers than the GPU has); nullopt if it can.
-std::optional<std::string> storedBinaryProblem(const Config& config, std::string_view cubin, std::string_view loweredName,
-                                               const GpuSpec& gpu);
+// another configuration, a kernel missing from it, more registers than the GPU allows by the
+// limits rule); nullopt if it can. loweredNames[0] is the main kernel.
+std::optional<std::string> storedBinaryProblem(const Config& config, std::string_view cubin,
+                                               const std::vector<std::string>& loweredNames, const GpuSpec& gpu);
 
 }  // namespace gemmtune::library

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "LaunchLimits.hpp"
+
 namespace gemmtune::library {
 
 std::size_t Dispatcher::ShapeKeyHash::operator()(const ShapeKey& key) const noexcept {
@@ -14,7 +16,19 @@ std::size_t Dispatcher::ShapeKeyHash::operator()(const ShapeKey& key) const noex
   };
   std::uint64_t h = mix(key.context, static_cast<std::uint32_t>(key.m));
   h = mix(h, static_cast<std::uint32_t>(key.n));
-  return static_cast<std::size_t>(mix(h, static_cast<std::uint32_t>(key.k)));
+  h = mix(h, static_cast<std::uint32_t>(key.k));
+  h = mix(h, (std::uint64_t(static_cast<std::uint32_t>(key.lda)) << 32) | static_cast<std::uint32_t>(key.ldb));
+  h = mix(h, static_cast<std::uint32_t>(key.ldc));
+  return static_cast<std::size_t>(
+      mix(h, key.alignA | (key.alignB << 8) | (key.alignC << 16) | (static_cast<unsigned>(key.betaZero) << 24)));
+}
+
+GemmProblem Dispatcher::ShapeKey::problem() const {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  p.alignA = alignA, p.alignB = alignB, p.alignC = alignC;
+  p.betaZero = betaZero;
+  return p;
 }
 
 Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings)
@@ -53,7 +67,13 @@ Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& er
               "API with cuCtxSetCurrent)";
       return Status::no_gpu;
     }
-    ShapeKey key{0, call.m, call.n, call.k};
+    SgemmArgs args{call.m, call.n, call.k, call.alpha, reinterpret_cast<CUdeviceptr>(call.a), call.lda,
+                   reinterpret_cast<CUdeviceptr>(call.b), call.ldb, call.beta, reinterpret_cast<CUdeviceptr>(call.c),
+                   call.ldc};
+    const GemmProblem problem = problemOf(args);
+    ShapeKey key{0, call.m, call.n, call.k, call.lda, call.ldb, call.ldc,
+                 static_cast<unsigned char>(problem.alignA), static_cast<unsigned char>(problem.alignB),
+                 static_cast<unsigned char>(problem.alignC), problem.betaZero};
     if (CUresult r = d->cuCtxGetId(context, &key.context); r != CUDA_SUCCESS) {
       error = "cuCtxGetId on the current context: " + d->describe(r);
       return Status::no_gpu;
@@ -68,11 +88,7 @@ Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& er
       error = launch->error;
       return Status::launch_failed;
     }
-    SgemmCall a = call;  // cuLaunchKernel takes the address of each argument
-    void* params[] = {&a.m, &a.n, &a.k, &a.alpha, &a.a, &a.lda, &a.b, &a.ldb, &a.beta, &a.c, &a.ldc};
-    CUresult r = d->cuLaunchKernel(launch->function, launch->grid.x, launch->grid.y, launch->grid.z, launch->block, 1,
-                                   1, launch->dynamicSmemBytes, stream, params, nullptr);
-    if (r != CUDA_SUCCESS) {
+    if (CUresult r = launch->kernel->run(launch->plan, args, stream); r != CUDA_SUCCESS) {
       error = fmt::format("cuLaunchKernel({}) for {}x{}x{}: {}", launch->instance, call.m, call.n, call.k,
                           d->describe(r));
       return Status::launch_failed;
@@ -124,26 +140,36 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});
   attempts.push_back({plan.config, false});
-  if (plan.config.name() != kDefaultInstance) attempts.push_back({defaultConfig(), false});
+  if (!(plan.config == defaultConfig())) attempts.push_back({defaultConfig(), false});
 
+  const GemmProblem problem = key.problem();
   std::string why;
   for (std::size_t i = 0; i < attempts.size(); ++i) {
-    const Attempt& a = attempts[i];
-    const Family& f = *a.config.family;
+    Attempt a = attempts[i];
+    // The unguarded form may not run these operands (tiles, vector widths, alignment): its guarded
+    // form does, but is another binary than the stored one.
+    LaunchPlan launchPlan = planLaunch(a.config, problem);
+    if (!launchPlan.runnable() && !a.config.guarded) {
+      a.config.guarded = true;
+      launchPlan = planLaunch(a.config, problem);
+    }
     const std::string name = a.config.name();
-    Dim3 grid = f.grid(a.config, key.m, key.n);
     const LoadedKernel* m = nullptr;
-    if (grid.x > static_cast<unsigned>(gpu.maxGridDimX) || grid.y > static_cast<unsigned>(gpu.maxGridDimY) ||
-        grid.z > static_cast<unsigned>(gpu.maxGridDimZ))
-      why = fmt::format("{}x{}x{} blocks exceed the GPU's grid limits {}x{}x{}", grid.x, grid.y, grid.z,
-                        gpu.maxGridDimX, gpu.maxGridDimY, gpu.maxGridDimZ);
-    else
-      m = module(key.context, a, plan, gpu, why);
+    if (!launchPlan.runnable()) {
+      why = launchPlan.refusal;
+    } else if (a.stored && !(a.config == attempts[i].config)) {
+      why = "its stored binary is the unguarded form, these operands need the guarded one";
+    } else if (launchPlan.workspaceBytes > 0) {
+      why = "its plan needs a workspace, which this version of the library does not provide";
+    } else {
+      why.clear();
+      for (const KernelLaunch& l : launchPlan.launches)
+        if (auto v = gridLimitViolation(gpu, l.grid)) why = fmt::format("its grid does not fit the GPU: {}", v->reason);
+      if (why.empty()) m = module(key.context, a, launchPlan, plan, gpu, why);
+    }
     if (m) {
-      launch.function = m->function();
-      launch.grid = grid;
-      launch.block = static_cast<unsigned>(f.threadsPerBlock(a.config));
-      launch.dynamicSmemBytes = static_cast<unsigned>(f.dynamicSmemBytes(a.config));
+      launch.kernel = m;
+      launch.plan = std::move(launchPlan);
       launch.instance = name;
       return launch;
     }
@@ -158,8 +184,8 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   return launch;
 }
 
-const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt& attempt, const Plan& plan,
-                                 const GpuSpec& gpu, std::string& why) {
+const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,
+                                       const Plan& plan, const GpuSpec& gpu, std::string& why) {
   const std::string name = attempt.config.name();
   if (auto it = modules_.find({context, name}); it != modules_.end()) return it->second.get();
   ModuleKey failKey{context, name + (attempt.stored ? "|stored" : "|nvrtc")};
@@ -168,8 +194,8 @@ const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt
     return nullptr;
   }
   try {
-    auto m = attempt.stored ? loader_->fromStored(attempt.config, plan.cubin, plan.loweredName, gpu)
-                            : loader_->compiled(attempt.config, gpu);
+    auto m = attempt.stored ? loader_->fromStored(attempt.config, launchPlan, plan.cubin, plan.loweredNames, gpu)
+                            : loader_->compiled(attempt.config, launchPlan, gpu);
     return modules_.emplace(ModuleKey{context, name}, std::move(m)).first->second.get();
   } catch (const std::exception& e) {
     why = e.what();

@@ -45,18 +45,21 @@ class Dispatcher {
   Status sgemm(CUstream stream, const SgemmCall& call, std::string& error) noexcept;
 
  private:
+  // Everything a launch plan depends on: sizes, leading dimensions, pointer alignment, beta class.
   struct ShapeKey {
     unsigned long long context = 0;  // cuCtxGetId: unique for the process, unlike a CUcontext address
-    int m = 0, n = 0, k = 0;
+    int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+    unsigned char alignA = 16, alignB = 16, alignC = 16;
+    bool betaZero = true;
     bool operator==(const ShapeKey&) const = default;
+    GemmProblem problem() const;
   };
   struct ShapeKeyHash {
     std::size_t operator()(const ShapeKey& key) const noexcept;
   };
   struct Launch {
-    CUfunction function = nullptr;
-    Dim3 grid;
-    unsigned block = 0, dynamicSmemBytes = 0;
+    const LoadedKernel* kernel = nullptr;
+    LaunchPlan plan;
     std::string instance;
     std::string error;  // set: nothing can run this shape here (said once; the call fails fast)
   };
@@ -69,8 +72,8 @@ class Dispatcher {
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();
-  const LoadedKernel* module(unsigned long long context, const Attempt& attempt, const Plan& plan, const GpuSpec& gpu,
-                       std::string& why);
+  const LoadedKernel* module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,
+                             const Plan& plan, const GpuSpec& gpu, std::string& why);
 
   Planner& planner_;
   DeviceSpecs& specs_;

@@ -1,16 +1,17 @@
-// KernelLoader: brings one configuration's kernel into the calling thread's current context —
+// KernelLoader: brings one configuration's kernels into the calling thread's current context —
 // from a result row's stored binary, or compiled with NVRTC (through the on-disk compile cache)
 // when the row has none or its binary is refused — and checks what the driver reports about the
-// loaded function against what the launch will ask of it.
+// loaded functions against what the launch plan will ask of them (device/LaunchLimits).
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "Family.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune {
@@ -30,13 +31,13 @@ class KernelLoader {
   ~KernelLoader();
 
   // Throws LoadFailure.
-  std::unique_ptr<LoadedKernel> fromStored(const Config& config, const std::string& cubin, const std::string& loweredName,
-                                     const GpuSpec& gpu) const;
-  std::unique_ptr<LoadedKernel> compiled(const Config& config, const GpuSpec& gpu);
+  std::unique_ptr<LoadedKernel> fromStored(const Config& config, const LaunchPlan& plan, const std::string& cubin,
+                                           const std::vector<std::string>& loweredNames, const GpuSpec& gpu) const;
+  std::unique_ptr<LoadedKernel> compiled(const Config& config, const LaunchPlan& plan, const GpuSpec& gpu);
 
  private:
-  std::unique_ptr<LoadedKernel> load(const Config& config, const std::string& cubin, const std::string& loweredName,
-                               const GpuSpec& gpu) const;
+  std::unique_ptr<LoadedKernel> load(const Config& config, const LaunchPlan& plan, const std::string& cubin,
+                                     const std::vector<std::string>& loweredNames, const GpuSpec& gpu) const;
 
   const CudaDriver& driver_;
   std::mutex mutex_;

@@ -7,6 +7,7 @@
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
+#include "PresentBuild.hpp"
 
 namespace gemmtune::library {
 
@@ -20,12 +21,12 @@ constexpr const char* kTuneHint = "run `gemmtune tune` to add tuned results";
 
 }  // namespace
 
-Config defaultConfig() { return FamilyRegistry::builtin().parseName(kDefaultInstance); }
+Config defaultConfig() { return FamilyRegistry::builtin().libraryDefault(); }
 
 Plan Planner::fallback(std::string why) {
   Plan p;
   p.config = defaultConfig();
-  p.choice.instance = kDefaultInstance;
+  p.choice.instance = p.config.name();
   p.choice.match = Match::default_config;
   p.choice.note = std::move(why);
   return p;
@@ -56,38 +57,38 @@ void Planner::open(const std::filesystem::path& dbPath) {
     giveUp(fmt::format("the tuning database {} is empty; {}", path_.string(), kTuneHint));
     return;
   }
-  db::PresentEnvironment present = db::PresentEnvironment::thisBuild();
+  db::PresentEnvironment present = serving::presentEnvironment();
   // Rows measured under another driver are stale; offline (no driver) the part is not judged.
   if (CudaDriver::available()) present.driverVersion = CudaDriver::get().version();
-  lookup_ = std::make_unique<db::Lookup>(*db_, std::move(present));
+  lookup_ = std::make_unique<serving::Lookup>(*db_, std::move(present));
 }
 
 void Planner::giveUp(const std::string& why) {
   lookup_.reset();
   db_.reset();
   unusable_ = why;
-  warnings_.once(why, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, kDefaultInstance));
+  warnings_.once(why, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
 }
 
 Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
   std::lock_guard lock(mutex_);
   if (!lookup_) return fallback(unusable_);
-  db::LookupResult r;
+  serving::LookupResult r;
   try {
     r = lookup_->best(gpu, db::ProblemKey{M, N, K});
   } catch (const std::exception& e) {
     giveUp(fmt::format("the tuning database {} failed ({})", path_.string(), e.what()));
     return fallback(unusable_);
   }
-  if (r.quality == db::MatchQuality::none || !r.config) {
+  if (r.quality == serving::MatchQuality::none || !r.config) {
     std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, path_.string(), kTuneHint);
-    warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, kDefaultInstance));
+    warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
     return fallback(why);
   }
   Plan p;
   p.config = *r.config;
   p.choice.instance = r.instance;
-  p.choice.match = r.quality == db::MatchQuality::exact ? Match::exact : Match::nearest_size;
+  p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
   p.choice.measuredSize = sizeText(r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
   p.choice.measuredGflops = r.gflops;
   if (p.choice.match == Match::nearest_size)
@@ -95,7 +96,7 @@ Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
                                 p.choice.measuredSize, sizeText(M, N, K),
                                 r.instance != r.measuredInstance ? " (guarded form: its tiles do not divide the size)" : "");
   p.cubin = std::move(r.cubin);
-  p.loweredName = std::move(r.loweredName);
+  p.loweredNames = std::move(r.loweredNames);
   return p;
 }
 

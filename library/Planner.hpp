@@ -1,5 +1,5 @@
 // Planner: which configuration runs for a GPU and a problem, from a results database that is
-// treated as untrusted input. Rows come through db::Lookup, which re-validates each one; anything
+// treated as untrusted input. Rows come through serving::Lookup, which re-validates each one; anything
 // the database cannot answer — no file, a damaged file, no valid row for this GPU — yields the
 // built-in default configuration, which is correct for every size. Never throws for the database.
 #pragma once
@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "Family.hpp"
 #include "Warnings.hpp"
@@ -16,22 +17,21 @@
 
 namespace gemmtune::db {
 class Database;
-class Lookup;
 }  // namespace gemmtune::db
+namespace gemmtune::serving {
+class Lookup;
+}  // namespace gemmtune::serving
 
 namespace gemmtune::library {
-
-// The classic 1D-blocktiled configuration in its guarded form: correct for any M, N, K >= 1, and
-// small enough (512 threads, 4 KiB of shared memory) for every GPU gemmtune compiles for.
-inline constexpr const char* kDefaultInstance = "blocktile1d_bm64_bn64_bk8_tm8_guarded";
 
 struct Plan {
   Config config;
   Choice choice;            // what best() reports
   std::string cubin;        // the measured binary, only when it is exactly `config`
-  std::string loweredName;  // its entry point
+  std::vector<std::string> loweredNames;  // its entry points, main kernel first
 };
 
+// The built-in default configuration (FamilyRegistry::libraryDefault): correct for any problem.
 Config defaultConfig();
 
 class Planner {
@@ -52,7 +52,7 @@ class Planner {
   std::mutex mutex_;  // one SQLite connection; plans are made on first use only
   std::filesystem::path path_;
   std::unique_ptr<db::Database> db_;
-  std::unique_ptr<db::Lookup> lookup_;
+  std::unique_ptr<serving::Lookup> lookup_;
   std::string unusable_;  // why there is no lookup_, for the notes of default choices
 };
 

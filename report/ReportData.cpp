@@ -9,7 +9,7 @@
 #include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
 #include "StaleRows.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune::report {
 
@@ -40,7 +40,7 @@ const MeasuredRow* ReportData::best(size_t size, const std::string& family) cons
 namespace {
 
 [[noreturn]] void nothingToReport(const std::string& what) {
-  throw Error(kExitFailure, what + "; run `gemmtune tune` first");
+  throw Error(what + "; run `gemmtune tune` first");
 }
 
 auto sizeOrder(const db::ProblemKey& p) {
@@ -77,7 +77,7 @@ std::string chooseFamily(const ReportData& d, const std::string& wanted) {
 
 size_t chooseSize(const ReportData& d, const std::string& wanted) {
   if (!wanted.empty()) {
-    db::ProblemKey p = db::parseProblemSize(wanted);
+    db::ProblemKey p = serving::parseProblemSize(wanted);
     std::optional<size_t> found;
     for (size_t i = 0; i < d.sizes.size(); ++i) {
       const auto& s = d.sizes[i];
@@ -106,11 +106,11 @@ ReportData loadReportData(const db::ResultStore& store, const std::filesystem::p
   d.dbPath = dbPath;
   auto gpus = store.gpus();
   if (gpus.empty()) nothingToReport(fmt::format("no tuning results yet in {}", dbPath.string()));
-  auto current = db::currentFingerprints(gpus);
+  auto current = serving::currentFingerprints(gpus);
 
   db::StoredGpu gpu;
   if (!query.gpu.empty()) {
-    db::SelectedGpu sel = db::selectGpu(store, query.gpu);
+    serving::SelectedGpu sel = serving::selectGpu(store, query.gpu);
     if (!sel.stored) nothingToReport(fmt::format("no tuning results for {} in {}", sel.spec.name, dbPath.string()));
     if (sel.detected) current[sel.spec.name] = sel.fingerprint;
     gpu = *sel.stored;
@@ -132,7 +132,7 @@ ReportData loadReportData(const db::ResultStore& store, const std::filesystem::p
   };
   std::vector<Pending> pending;
   for (auto& r : store.results(filter)) {
-    auto [config, stale] = db::checkStoredRow(r, present, current);
+    auto [config, stale] = serving::checkStoredRow(r, present, current);
     if (!stale.empty()) {
       ++d.staleRows;
       for (const auto& why : stale) ++d.staleReasons[why];

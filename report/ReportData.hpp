@@ -75,7 +75,7 @@ struct ReportData {
   const MeasuredRow* best(size_t size, const std::string& family) const;
 };
 
-// Throws Error(kExitFailure) when the GPU has no current rows or the chosen size/family has none,
+// Throws Error (exit 1) when the GPU has no current rows or the chosen size/family has none,
 // UsageError for a selector that matches no GPU or an unknown family.
 ReportData loadReportData(const db::ResultStore& store, const std::filesystem::path& dbPath, const ReportQuery& query,
                           const db::PresentEnvironment& present);

@@ -2,22 +2,34 @@
 //
 // Each block computes a BM x BN tile of C; each thread computes TM results of one column, so one
 // value of B read from shared memory feeds TM multiply-adds. A and B tiles of depth BK are loaded
-// cooperatively in strided steps, so any BM, BN, BK, TM satisfying the constraints below works
-// (the loader does not need BM*BK or BN*BK to equal the thread count).
+// cooperatively; the loader's trip count is a compile-time constant (ceil(tile / threads), the
+// last trip predicated off when the tile is not a multiple of the thread count), so any BM, BN,
+// BK, TM satisfying the constraints below works. A is stored TRANSPOSED in shared memory
+// (BK rows of BM + 4 floats), so a thread's TM values of one k are contiguous and, when TM and BM
+// are multiples of 4, load as float4.
 //
-// | parameter | meaning                                         | constraints                      |
-// |-----------|-------------------------------------------------|----------------------------------|
-// | BM        | rows of the C tile per block                    | >= 1, multiple of TM             |
-// | BN        | columns of the C tile per block                 | >= 1                             |
-// | BK        | depth of the A and B tiles in shared memory     | >= 1                             |
-// | TM        | results per thread (TM rows of one column)      | >= 1, divides BM                 |
-// | GUARDED   | true: any M, N, K >= 1; false: BM | M, BN | N, BK | K | -                        |
+// | parameter | meaning                                         | constraints                         |
+// |-----------|-------------------------------------------------|-------------------------------------|
+// | BM        | rows of the C tile per block                    | >= 1, multiple of TM                |
+// | BN        | columns of the C tile per block                 | >= 1                                |
+// | BK        | depth of the A and B tiles in shared memory     | >= 1                                |
+// | TM        | results per thread (TM rows of one column)      | >= 1, divides BM                    |
+// | GUARDED   | true: any M, N, K >= 1; false: see below        | -                                   |
+// | (derived) | threads per block BM / TM * BN                  | <= 1024 (multiple of 32 advised)    |
 //
-// Threads per block: BM * BN / TM (<= 1024). Dynamic shared memory: (BM + BN) * BK * 4 bytes
-// (above 48 KiB the launcher opts in with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+// Preconditions (enforced by the launcher):
+//   both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; A, B, C 4-byte aligned;
+//               M * lda, K * ldb and M * ldc each < 2^31 (offsets are 32-bit ints).
+//   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0 (no alignment needed:
+//               every global access is a scalar float).
+// Threads per block: BM / TM * BN. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.
+// Dynamic shared memory: (BM + 4 + BN) * BK * 4 bytes (above 48 KiB the launcher opts in with
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). No static shared memory.
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Launch: grid (ceil(N / BN), ceil(M / BM)). Self-contained (no includes) for NVRTC.
+// GUARDED form: rows of A past M and columns of B past N are loaded clamped (they only feed
+// results that are never stored); k past K is zeroed in both A and B, so it adds exactly 0.
+// Self-contained (no includes) for NVRTC.
 
 template <int BM, int BN, int BK, int TM, bool GUARDED>
 __global__ void __launch_bounds__(BM / TM * BN)
@@ -27,49 +39,118 @@ __global__ void __launch_bounds__(BM / TM * BN)
   static_assert(BM % TM == 0, "TM must divide BM: each thread owns TM whole rows of one column");
   static_assert(BM / TM * BN <= 1024, "BM*BN/TM threads exceed CUDA's 1024 per block");
   constexpr int kThreads = BM / TM * BN;
+  constexpr int kSA = BM + 4;  // row stride of transposed A in shared memory (floats)
+  constexpr bool kVecA = (TM % 4 == 0);  // kSA % 4 == 0 and trow*TM % 4 == 0 -> float4 reads
+  constexpr int kAElems = BM * BK, kAIters = (kAElems + kThreads - 1) / kThreads;
+  constexpr int kBElems = BK * BN, kBIters = (kBElems + kThreads - 1) / kThreads;
+  // Loader unroll: full for short loops; capped for long ones (all loads in flight at once would
+  // need one register each and spill).
+  constexpr int kAUnroll = kAIters <= 8 ? kAIters : 4;
+  constexpr int kBUnroll = kBIters <= 8 ? kBIters : 4;
 
-  extern __shared__ float smem[];
-  float* As = smem;            // BM x BK, row-major
-  float* Bs = smem + BM * BK;  // BK x BN, row-major
+  extern __shared__ float4 smem4[];  // float4: 16-byte aligned base
+  float* As = reinterpret_cast<float*>(smem4);  // BK x kSA: As[k * kSA + m]
+  float* Bs = As + BK * kSA;                     // BK x BN: Bs[k * BN + n]
 
-  const int tcol = threadIdx.x % BN;  // column of C within the tile
-  const int trow = threadIdx.x / BN;  // owns tile rows trow*TM .. trow*TM + TM - 1
+  const int tid = threadIdx.x;
+  const int tcol = tid % BN;  // column of C within the tile
+  const int trow = tid / BN;  // owns tile rows trow*TM .. trow*TM + TM - 1
   const int rowBase = blockIdx.y * BM;
   const int colBase = blockIdx.x * BN;
+
+  // Per-thread loader offsets (32-bit; loop-invariant across k tiles). In the guarded form rows
+  // of A >= M and columns of B >= N are clamped to valid memory: they only reach results that
+  // are never stored.
+  const float* Ablk = A + (GUARDED ? 0 : rowBase * lda);
+  const float* Bblk = B + (GUARDED ? 0 : colBase);
 
   float acc[TM];
 #pragma unroll
   for (int m = 0; m < TM; ++m) acc[m] = 0.0f;
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    // Strided cooperative loads; consecutive threads read consecutive addresses of a row.
-    for (int i = threadIdx.x; i < BM * BK; i += kThreads) {
-      const int r = i / BK, k = i % BK;
-      const int gr = rowBase + r, gk = k0 + k;
-      As[i] = (!GUARDED || (gr < M && gk < K)) ? A[(long long)gr * lda + gk] : 0.0f;
+  const int nTiles = GUARDED ? (K + BK - 1) / BK : K / BK;
+  for (int t = 0; t < nTiles; ++t) {
+    const int k0 = t * BK;
+    const bool kTail = GUARDED && (k0 + BK > K);
+#pragma unroll kAUnroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * kThreads;
+      if (kAElems % kThreads == 0 || i < kAElems) {
+        const int r = i / BK, k = i % BK;
+        float v;
+        if (GUARDED) {
+          const int gr = min(rowBase + r, M - 1);
+          if (kTail) {
+            const int gk = min(k0 + k, K - 1);
+            v = A[gr * lda + gk];
+            v = (k0 + k < K) ? v : 0.0f;
+          } else {
+            v = Ablk[gr * lda + k];
+          }
+        } else {
+          v = Ablk[r * lda + k];
+        }
+        As[k * kSA + r] = v;
+      }
     }
-    for (int i = threadIdx.x; i < BK * BN; i += kThreads) {
-      const int k = i / BN, c = i % BN;
-      const int gk = k0 + k, gc = colBase + c;
-      Bs[i] = (!GUARDED || (gk < K && gc < N)) ? B[(long long)gk * ldb + gc] : 0.0f;
+#pragma unroll kBUnroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * kThreads;
+      if (kBElems % kThreads == 0 || i < kBElems) {
+        const int k = i / BN, c = i % BN;
+        float v;
+        if (GUARDED) {
+          const int gc = min(colBase + c, N - 1);
+          if (kTail) {
+            const int gk = min(k0 + k, K - 1);
+            v = B[gk * ldb + gc];
+            v = (k0 + k < K) ? v : 0.0f;
+          } else {
+            v = Bblk[k * ldb + gc];
+          }
+        } else {
+          v = Bblk[k * ldb + c];
+        }
+        Bs[k * BN + c] = v;
+      }
     }
+    Ablk += BK;
+    Bblk += BK * ldb;
     __syncthreads();
+
+    const float* as = As + trow * TM;
+    const float* bs = Bs + tcol;
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      const float b = Bs[k * BN + tcol];
+      const float b = bs[k * BN];
+      float a[TM];
+      if constexpr (kVecA) {
 #pragma unroll
-      for (int m = 0; m < TM; ++m) acc[m] += As[(trow * TM + m) * BK + k] * b;
+        for (int m = 0; m < TM; m += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(as + k * kSA + m);
+          a[m] = v.x; a[m + 1] = v.y; a[m + 2] = v.z; a[m + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int m = 0; m < TM; ++m) a[m] = as[k * kSA + m];
+      }
+#pragma unroll
+      for (int m = 0; m < TM; ++m) acc[m] += a[m] * b;
     }
     __syncthreads();
   }
 
   const int col = colBase + tcol;
+  const int row0 = rowBase + trow * TM;
+  if (GUARDED && (col >= N || row0 >= M)) return;  // keeps row0 * ldc < M * ldc
+  float* c = C + row0 * ldc + col;
+  if (beta == 0.0f) {
 #pragma unroll
-  for (int m = 0; m < TM; ++m) {
-    const int row = rowBase + trow * TM + m;
-    if (!GUARDED || (row < M && col < N)) {
-      float* c = C + (long long)row * ldc + col;
-      *c = (beta == 0.0f) ? alpha * acc[m] : alpha * acc[m] + beta * *c;
-    }
+    for (int m = 0; m < TM; ++m)
+      if (!GUARDED || row0 + m < M) c[m * ldc] = alpha * acc[m];
+  } else {
+#pragma unroll
+    for (int m = 0; m < TM; ++m)
+      if (!GUARDED || row0 + m < M) c[m * ldc] = alpha * acc[m] + beta * c[m * ldc];
   }
 }

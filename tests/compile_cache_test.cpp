@@ -59,7 +59,7 @@ TEST(CompileCache, SecondCompileIsAHitWithIdenticalOutput) {
 TEST(CompileCache, OneChangedTemplateByteMisses) {
   TempDir cache, templates;
   const auto& family = *classic().family;
-  std::string source = Compiler({{}, {}, 1}).source(classic());
+  std::string source = Compiler({{}, {}, 1}).unit(classic()).source;
   {
     std::ofstream(templates.path / family.templateFile) << source;
   }

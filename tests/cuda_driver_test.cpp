@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "CudaDriver.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 
@@ -28,7 +28,7 @@ TEST(CudaDriver, WithoutADriverEveryUseIsNoGpuError) {
     CudaDriver::get();
     FAIL();
   } catch (const NoGpuError& e) {
-    EXPECT_EQ(e.code(), kExitUnavailable);
+    EXPECT_EQ(exitCodeOf(e), kExitUnavailable);
     EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
   }
 }

@@ -36,7 +36,7 @@ int exitCodeOf(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
-    return e.code();
+    return exitCodeOf(e);
   }
   return 0;
 }

@@ -161,7 +161,7 @@ TEST_F(dbExchange, MalformedFilesAreRefusedAndTheDatabaseIsUntouched) {
       ADD_FAILURE() << "accepted, expected: " << needle;
     } catch (const DataError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-      EXPECT_EQ(e.code(), kExitDataError);
+      EXPECT_EQ(exitCodeOf(e), kExitDataError);
     }
   }
   EXPECT_EQ(target.queryInt("SELECT total_changes()"), before);

@@ -1,14 +1,18 @@
 // Lookup: exact match, the nearest-size rule with the guarded form, family restriction, stale
 // rows never best, re-validation against the GPU's limits, memoisation.
 // Run: ctest -R dbLookup
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "PresentBuild.hpp"
 #include "Database.hpp"
 #include "Lookup.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;
+using namespace gemmtune::serving;
 using gemmtune::test::ScratchDir;
 
 namespace {
@@ -21,7 +25,7 @@ struct LookupFixture : ::testing::Test {
   GpuSpec gpu = test::testGpu();
 
   PresentEnvironment present() {
-    PresentEnvironment p = PresentEnvironment::thisBuild();
+    PresentEnvironment p = serving::presentEnvironment();
     p.driverVersion = test::kDriver;
     return p;
   }
@@ -49,9 +53,7 @@ TEST_F(dbLookup, ExactMatchIsTheFastestOkRow) {
   EXPECT_EQ(r.quality, MatchQuality::exact);
   EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8");
   EXPECT_DOUBLE_EQ(r.gflops, 17000);
-  EXPECT_EQ(r.threadsPerBlock, 512);
-  EXPECT_EQ(r.dynamicSmemBytes, 4096);
-  EXPECT_EQ(r.loweredName, "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfS1_fPf");
+  EXPECT_EQ(r.loweredNames, std::vector<std::string>{"_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfS1_fPf"});
   EXPECT_EQ(r.cubin.substr(1, 3), "ELF");
   auto smemOnly = lookup.best(gpu, {4096, 4096, 4096}, "smem");
   EXPECT_EQ(smemOnly.instance, "smem_bs32");
@@ -98,7 +100,7 @@ TEST_F(dbLookup, StaleRowsAreNeverBest) {
   StoredKeyParts parts{staleNvrtc.key.driverVersion, staleNvrtc.key.nvrtcVersion, staleNvrtc.key.compileOptions,
                        staleNvrtc.key.sourceHash, staleNvrtc.key.methodVersion};
   Config c = FamilyRegistry::builtin().parseName("blocktile1d_bm64_bn128_bk8_tm8");
-  auto reasons = staleReasons(parts, &c, present());
+  auto reasons = staleReasons(parts, &c.family->name, present());
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_EQ(reasons[0].rfind("NVRTC 11.0 (now ", 0), 0u) << reasons[0];
 }
@@ -126,20 +128,24 @@ TEST_F(dbLookup, RowsFailingRevalidationAreSkipped) {
 TEST(dbLookupRule, LaunchProblemNamesTheLimit) {
   GpuSpec gpu = test::testGpu();
   StoredResult row;
-  Config big = FamilyRegistry::builtin().parseName("blocktile1d_bm128_bn128_bk128_tm16");  // 128 KiB, 1024 threads
-  EXPECT_FALSE(launchProblem(big, row, gpu).has_value());
+  const ProblemKey at{1024, 1024, 1024};
+  Config big = FamilyRegistry::builtin().parseName("blocktile1d_bm128_bn128_bk128_tm16");  // > 128 KiB, 1024 threads
+  const int bigSmem = big.family->dynamicSmemBytes(big);
+  EXPECT_FALSE(launchProblem(big, row, gpu, at).has_value());
   gpu.smemPerBlockOptin = 100 * 1024;
-  EXPECT_EQ(launchProblem(big, row, gpu).value_or(""),
-            "131072 B of shared memory exceed the GPU's opt-in limit of 102400 B");
+  EXPECT_EQ(launchProblem(big, row, gpu, at).value_or(""),
+            fmt::format("{} B > 102400 B opt-in maximum per block (smem)", bigSmem));
   gpu = test::testGpu();
   gpu.maxThreadsPerBlock = 256;
-  EXPECT_EQ(launchProblem(big, row, gpu).value_or(""), "1024 threads per block exceed the GPU's 256");
+  EXPECT_EQ(launchProblem(big, row, gpu, at).value_or(""), "1024 > 256 per block (threads)");
   row.registers = 255;
   Config mid = FamilyRegistry::builtin().parseName("blocktile1d_bm64_bn64_bk8_tm8");  // 512 threads
-  EXPECT_EQ(launchProblem(mid, row, test::testGpu()).value_or(""),
-            "255 registers x 512 threads exceed the GPU's 65536 per block");
+  EXPECT_EQ(launchProblem(mid, row, test::testGpu(), at).value_or(""), "255×512 → 131072 allocated > 65536 per block (regs)");
   row.registers = 64;
-  EXPECT_FALSE(launchProblem(mid, row, test::testGpu()).has_value());
+  EXPECT_FALSE(launchProblem(mid, row, test::testGpu(), at).has_value());
+  // The unguarded form at a size its tiles do not divide: the launch plan refuses it.
+  EXPECT_NE(launchProblem(mid, row, test::testGpu(), {1000, 1024, 1024}).value_or("").find("unguarded form"),
+            std::string::npos);
 }
 
 TEST_F(dbLookup, OversizedKernelIsSkippedOnAGpuWithSmallerLimits) {

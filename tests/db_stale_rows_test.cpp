@@ -2,12 +2,14 @@
 // fingerprint its model is tuned under now, a family column that must match the instance name,
 // and rows rejected by a static constraint, whose names parseName() refuses.
 // Run: ctest -R dbStaleRows
+#include "PresentBuild.hpp"
 #include "StaleRows.hpp"
 #include "db_test_support.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;
+using namespace gemmtune::serving;
 
 namespace {
 
@@ -19,7 +21,7 @@ StoredResult stored(const ResultRecord& record, const GpuSpec& gpu = test::testG
 }
 
 struct StaleRowsFixture : ::testing::Test {
-  PresentEnvironment present = PresentEnvironment::thisBuild();
+  PresentEnvironment present = serving::presentEnvironment();
   CurrentFingerprints current{{test::testGpu().name, gpuFingerprint(test::testGpu())}};
   const Family& bt = *FamilyRegistry::builtin().find("blocktile1d");
 };

@@ -64,7 +64,7 @@ TEST_F(dbResultStore, ResultRoundTripsEveryField) {
   EXPECT_EQ(*s.reps, 20);
   EXPECT_TRUE(s.partial);
   EXPECT_EQ(*s.registers, 40);
-  EXPECT_EQ(*s.dynamicSmemBytes, (64 + 64) * 8 * 4);
+  EXPECT_EQ(*s.dynamicSmemBytes, (64 + 4 + 64) * 8 * 4);
   EXPECT_EQ(*s.spillStoreBytes, 8);
   EXPECT_EQ(*s.spillLoadBytes, 12);
   EXPECT_EQ(*s.stackFrameBytes, 16);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "PresentBuild.hpp"
 #include "CacheKey.hpp"
 #include "FamilyRegistry.hpp"
 #include "ResultStore.hpp"
@@ -85,7 +86,7 @@ inline db::RunInfo testRun(const GpuSpec& gpu = testGpu()) {
 
 // The source hash the present build computes for this family's template.
 inline std::string currentSourceHash(const Config& c) {
-  return *db::PresentEnvironment::thisBuild().sourceHashOf(c);
+  return *serving::presentEnvironment().sourceHashOf(c.family->name);
 }
 
 // A record of `c` at M×N×K keyed for the present build on `gpu`, with the family's launch
@@ -93,12 +94,12 @@ inline std::string currentSourceHash(const Config& c) {
 inline db::ResultRecord currentRecord(const Config& c, long long m, long long n, long long k,
                                       const GpuSpec& gpu = testGpu()) {
   db::ResultRecord r;
-  r.setConfig(c);
+  r.setConfig(c.family->name, c.name(), c.namedValues());
   r.key.gpuFingerprint = db::gpuFingerprint(gpu);
   r.key.driverVersion = kDriver;
-  r.key.nvrtcVersion = *db::PresentEnvironment::thisBuild().nvrtcVersion;
+  r.key.nvrtcVersion = *serving::presentEnvironment().nvrtcVersion;
   r.key.arch = gpu.arch();
-  r.key.compileOptions = *db::PresentEnvironment::thisBuild().compileOptions;
+  r.key.compileOptions = *serving::presentEnvironment().compileOptionsOf(c.family->name);
   r.key.sourceHash = currentSourceHash(c);
   r.key.problem = {m, n, k};
   r.threadsPerBlock = c.family->threadsPerBlock(c);

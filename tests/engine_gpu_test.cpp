@@ -36,7 +36,7 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 // A dozen legal blocktile1d configurations, the classic one among them: enough to rank and
 // carry, cheap enough to tune twice per test.
 Family fewBlocktile1d() {
-  Family f = blocktile1dFamily();
+  Family f = FamilyRegistry::builtin().get("blocktile1d");
   f.params[0].domain = {32, 64, 128};  // BM
   f.params[1].domain = {32, 64, 128};  // BN
   f.params[2].domain = {8};            // BK

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "FamilyRegistry.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 
@@ -12,15 +12,15 @@ namespace {
 const FamilyRegistry& reg() { return FamilyRegistry::builtin(); }
 }  // namespace
 
-TEST(Family, RegistryListsBothFamilies) {
-  EXPECT_EQ(reg().choices(), "smem, blocktile1d");
+TEST(Family, RegistryListsEveryFamilyOnceInOrder) {
+  EXPECT_EQ(reg().choices(), "smem, blocktile1d, warptile");
   EXPECT_NE(reg().find("smem"), nullptr);
   EXPECT_EQ(reg().find("nope"), nullptr);
   try {
     reg().get("nope");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d)");
+    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, warptile)");
   }
 }
 
@@ -45,7 +45,7 @@ TEST(Family, Blocktile1dSpaceIsLargeAndValid) {
     int threads = f.threadsPerBlock(c);
     EXPECT_EQ(threads % 32, 0);
     EXPECT_EQ(c["BM"] % c["TM"], 0);
-    EXPECT_EQ(f.dynamicSmemBytes(c), (c["BM"] + c["BN"]) * c["BK"] * 4);
+    EXPECT_EQ(f.dynamicSmemBytes(c), (c["BM"] + 4 + c["BN"]) * c["BK"] * 4);  // A transposed, padded by 4
   }
   EXPECT_EQ(names.size(), all.size());
   EXPECT_GT(valid, 300);
@@ -63,21 +63,52 @@ TEST(Family, ConstraintsRejectForTheStatedReason) {
   EXPECT_EQ(ok.violated(), nullptr);
 }
 
-TEST(Family, GridCoversTheMatrixAndDividesDecidesGuarding) {
+TEST(LaunchPlan, GridCoversTheMatrixAndThePlanDecidesGuarding) {
   const auto& f = reg().get("blocktile1d");
-  Config c{&f, {128, 64, 8, 8}, false};
-  Dim3 g = f.grid(c, 1000, 4097);
-  EXPECT_EQ(g.x, 65u);  // ceil(4097 / 64)
-  EXPECT_EQ(g.y, 8u);   // ceil(1000 / 128)
-  EXPECT_TRUE(c.divides(1024, 1024, 1024));
-  EXPECT_FALSE(c.divides(1024, 1024, 1020));  // K must be a multiple of BK
-  EXPECT_FALSE(c.divides(1000, 1024, 1024));
+  Config c{&f, {128, 64, 8, 8}, true};
+  LaunchPlan p = planLaunch(c, GemmProblem::packed(1000, 4097, 33));
+  ASSERT_TRUE(p.runnable()) << p.refusal;
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].grid, (Dim3{65, 8, 1}));  // ceil(4097 / 64), ceil(1000 / 128)
+  EXPECT_EQ(p.launches[0].block, (Dim3{1024, 1, 1}));
+  EXPECT_EQ(p.launches[0].dynamicSmemBytes, (128 + 4 + 64) * 8 * 4);
+  EXPECT_EQ(p.launches[0].args, sgemmKernelArgs());
+  c.guarded = false;
+  EXPECT_TRUE(planLaunch(c, GemmProblem::packed(1024, 1024, 1024)).runnable());
+  EXPECT_EQ(planLaunch(c, GemmProblem::packed(1024, 1024, 1020)).refusal,  // K must be a multiple of BK
+            "the unguarded form needs M % 128 == N % 64 == K % 8 == 0, got 1024x1024x1020");
+  EXPECT_FALSE(planLaunch(c, GemmProblem::packed(1000, 1024, 1024)).runnable());
+  EXPECT_TRUE(formFor(c, GemmProblem::packed(1000, 1024, 1024)).guarded);
+  EXPECT_FALSE(formFor(c, GemmProblem::packed(1024, 1024, 1024)).guarded);
   const auto& s = reg().get("smem");
-  Config bs{&s, {32}, false};
+  Config bs{&s, {32}, true};
   EXPECT_EQ(s.threadsPerBlock(bs), 1024);
   EXPECT_EQ(s.staticSmemBytes(bs), 8192);
-  EXPECT_EQ(s.grid(bs, 33, 31).x, 1u);
-  EXPECT_EQ(s.grid(bs, 33, 31).y, 2u);
+  EXPECT_EQ(planLaunch(bs, GemmProblem::packed(33, 31, 5)).launches.at(0).grid, (Dim3{1, 2, 1}));
+}
+
+TEST(LaunchPlan, RefusesWhatNoFormCanRun) {
+  Config c = reg().parseName("blocktile1d_bm64_bn64_bk8_tm8_guarded");
+  GemmProblem p = GemmProblem::packed(100, 100, 100);
+  p.lda = 99;  // below K
+  EXPECT_NE(planLaunch(c, p).refusal.find("leading dimensions"), std::string::npos);
+  GemmProblem huge = GemmProblem::packed(70000, 70000, 70000);  // 4.9e9 elements per operand
+  EXPECT_NE(planLaunch(c, huge).refusal.find("2^31"), std::string::npos);
+}
+
+TEST(LaunchPlan, VectorFormsNeedAlignedOperands) {
+  Config c = reg().parseName("blocktile1d_bm64_bn64_bk8_tm8");
+  GemmProblem p = GemmProblem::packed(128, 128, 128);
+  EXPECT_TRUE(tiledPlan(c, p, {64, 64, 8, 4}).runnable());
+  p.alignB = 4;
+  EXPECT_EQ(tiledPlan(c, p, {64, 64, 8, 4}).refusal, "4-float loads need 16-byte aligned A, B and C, got 128x128x128 B+4B");
+  p = GemmProblem::packed(128, 128, 128);
+  p.ldc = 130;
+  EXPECT_NE(tiledPlan(c, p, {64, 64, 8, 4}).refusal.find("multiples of 4"), std::string::npos);
+  EXPECT_TRUE(tiledPlan(c, p, {64, 64, 8, 1}).runnable());  // scalar loads take any leading dimension
+  EXPECT_EQ(GemmProblem::alignmentOf(0x1000), 16);
+  EXPECT_EQ(GemmProblem::alignmentOf(0x1004), 4);
+  EXPECT_EQ(GemmProblem::alignmentOf(0x1008), 8);
 }
 
 TEST(Family, ParseParamsErrorsNameTheProblem) {

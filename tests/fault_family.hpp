@@ -18,14 +18,11 @@ inline Family faultFamily() {
   f.kernelName = "sgemm_fault";
   f.description = "naive SGEMM that faults on purpose (tests only)";
   f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7}, "which fault (see the template)"}};
-  f.classic = {0};  // the healthy mode: a tuning run times the classic config first
+  f.classic = std::vector<int>{0};  // the healthy mode: a tuning run times the classic config first
   f.threadsPerBlock = [](const Config&) { return 256; };
-  f.grid = [](const Config&, long long M, long long N) {
-    return Dim3{static_cast<unsigned>((N + 15) / 16), static_cast<unsigned>((M + 15) / 16), 1};
-  };
   f.dynamicSmemBytes = [](const Config&) { return 0; };
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.mTile = f.nTile = f.kTile = [](const Config&) { return 16; };
+  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {16, 16, 16}); };
   return f;
 }
 

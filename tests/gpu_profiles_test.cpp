@@ -6,7 +6,7 @@
 #include "CudaDriver.hpp"
 #include "GpuDetect.hpp"
 #include "GpuProfiles.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 
@@ -101,7 +101,7 @@ TEST(GpuDetect, DeviceSelectorsWithoutDriverSayNoGpu) {
       std::string m = e.what();
       EXPECT_EQ(m.rfind("no CUDA GPU for --gpu ", 0), 0u) << m;
       EXPECT_NE(m.find("h100"), std::string::npos) << m;
-      EXPECT_EQ(e.code(), kExitUnavailable);
+      EXPECT_EQ(exitCodeOf(e), kExitUnavailable);
     }
   }
   EXPECT_TRUE(detectGpus().empty());

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "FamilyRegistry.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 

@@ -43,7 +43,7 @@ TEST(libraryCubinCheck, ARealCubinPasses) {
   ASSERT_TRUE(realCubin().ok) << realCubin().log;
   EXPECT_EQ(cubinProblem(realCubin().cubin), std::nullopt);
   EXPECT_EQ(storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8_guarded"), realCubin().cubin,
-                                realCubin().loweredName, test::h100()),
+                                realCubin().loweredNames, test::h100()),
             std::nullopt);
 }
 
@@ -71,16 +71,16 @@ TEST(libraryCubinCheck, DamagedBlobsAreRefused) {
 TEST(libraryCubinCheck, AnEntryPointOfAnotherConfigurationIsRefused) {
   ASSERT_TRUE(realCubin().ok);
   // The guarded kernel's binary stored under the unguarded name, and the other way round.
-  auto why = storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8"), realCubin().cubin, realCubin().loweredName,
+  auto why = storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8"), realCubin().cubin, realCubin().loweredNames,
                                  test::h100());
   EXPECT_NE(why.value_or("").find("is not the kernel of blocktile1d_bm64_bn64_bk8_tm8"), std::string::npos)
       << why.value_or("");
-  auto wrongFamily = storedBinaryProblem(config("smem_bs32_guarded"), realCubin().cubin, realCubin().loweredName,
+  auto wrongFamily = storedBinaryProblem(config("smem_bs32_guarded"), realCubin().cubin, realCubin().loweredNames,
                                          test::h100());
   EXPECT_TRUE(wrongFamily.has_value());
   // The right name, but not in this binary.
-  std::string renamed = realCubin().loweredName + "x";
-  auto missing = storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8_guarded"), realCubin().cubin, renamed,
+  std::string renamed = realCubin().loweredNames[0] + "x";
+  auto missing = storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8_guarded"), realCubin().cubin, {renamed},
                                      test::h100());
   EXPECT_NE(missing.value_or("").find("holds no kernel"), std::string::npos) << missing.value_or("");
 }
@@ -90,6 +90,6 @@ TEST(libraryCubinCheck, MoreRegistersThanTheGpuHasAreRefused) {
   GpuSpec tiny = test::h100();
   tiny.maxRegsPerThread = 8;
   auto why = storedBinaryProblem(config("blocktile1d_bm64_bn64_bk8_tm8_guarded"), realCubin().cubin,
-                                 realCubin().loweredName, tiny);
+                                 realCubin().loweredNames, tiny);
   EXPECT_NE(why.value_or("").find("registers per thread"), std::string::npos) << why.value_or("");
 }

@@ -19,7 +19,7 @@
 #include "DeviceBuffer.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "Planner.hpp"
 #include "PrimaryContext.hpp"
 #include "gemmtune/Library.hpp"
@@ -314,13 +314,12 @@ TEST_F(libraryGpu, DispatchOverheadOverARawLaunch) {
   Compiler compiler(options);
   CompileResult compiled = compiler.compile(config, queryGpu(0).arch());
   ASSERT_TRUE(compiled.ok) << compiled.log;
-  LoadedKernel raw(compiled.cubin, compiled.loweredName, config.family->dynamicSmemBytes(config));
-  Dim3 grid = config.family->grid(config, n, n);
-  unsigned block = static_cast<unsigned>(config.family->threadsPerBlock(config));
-  int m = n, nn = n, k = n, ld = n;
-  float alpha = 1, beta = 0;
-  CUdeviceptr pa = a.ptr(), pb = b.ptr(), pc = c.ptr();
-  void* params[] = {&m, &nn, &k, &alpha, &pa, &ld, &pb, &ld, &beta, &pc, &ld};
+  LoadedKernel raw(compiled.cubin, compiled.loweredNames);
+  const SgemmArgs args{n, n, n, 1.0f, a.ptr(), n, b.ptr(), n, 0.0f, c.ptr(), n};
+  const LaunchPlan plan = planLaunch(config, problemOf(args));
+  ASSERT_TRUE(plan.runnable()) << plan.refusal;
+  const KernelLaunch& l = plan.launches.at(0);
+  ArgumentPack pack(l, args);
 
   auto t0 = Clock::now();
   ASSERT_EQ(lib.sgemm(stream_, n, n, n, 1, fp(a), n, fp(b), n, 0, mfp(c), n), Status::ok) << Library::lastError();
@@ -343,13 +342,13 @@ TEST_F(libraryGpu, DispatchOverheadOverARawLaunch) {
   };
   int bad = 0;
   double rawUs = measure([&] {
-    bad += drv().cuLaunchKernel(raw.function(), grid.x, grid.y, grid.z, block, 1, 1,
-                                static_cast<unsigned>(raw.dynamicSmemBytes()), stream_, params, nullptr) != CUDA_SUCCESS;
+    bad += drv().cuLaunchKernel(raw.function(), l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                                static_cast<unsigned>(l.dynamicSmemBytes), stream_, pack.pointers(), nullptr) != CUDA_SUCCESS;
   });
   double libUs = measure([&] { bad += lib.sgemm(stream_, n, n, n, 1, fp(a), n, fp(b), n, 0, mfp(c), n) != Status::ok; });
   EXPECT_EQ(bad, 0);
   std::printf("[ dispatch ] %dx%dx%d %s: first call %.1f ms; raw cuLaunchKernel %.2f us, sgemm() %.2f us, "
               "overhead %.2f us per call (target <= 2 us)\n",
-              n, n, n, library::kDefaultInstance, firstMs, rawUs, libUs, libUs - rawUs);
+              n, n, n, config.name().c_str(), firstMs, rawUs, libUs, libUs - rawUs);
   RecordProperty("dispatch_overhead_us", fmt::format("{:.3f}", libUs - rawUs));
 }

@@ -11,7 +11,7 @@
 #include "NvrtcCompiler.hpp"
 #include "PtxasLog.hpp"
 #include "PtxStats.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 using namespace gemmtune;
 

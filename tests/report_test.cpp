@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "PresentBuild.hpp"
 #include "Heatmap.hpp"
 #include "HtmlReport.hpp"
 #include "Markup.hpp"
@@ -66,7 +67,7 @@ struct ReportFixture : ::testing::Test {
   ReportData load(const ReportQuery& q = {}) {
     db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
     db::ResultStore store(database);
-    return loadReportData(store, path, q, db::PresentEnvironment::thisBuild());
+    return loadReportData(store, path, q, serving::presentEnvironment());
   }
 };
 
@@ -186,7 +187,7 @@ TEST_F(reportData, FamilyAndSizeCanBeChosen) {
     load({"", "", "999"});
     ADD_FAILURE() << "a size without rows";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitFailure);
+    EXPECT_EQ(exitCodeOf(e), kExitFailure);
     EXPECT_TRUE(contains(e.what(), "measured: 1024, 4096x1024x512, 2048, 4096")) << e.what();
   }
   EXPECT_THROW(load({"", "nosuchfamily", ""}), UsageError);
@@ -199,7 +200,7 @@ TEST_F(reportData, AnEmptyDatabaseHasNothingToReport) {
     load();
     ADD_FAILURE() << "no rows";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitFailure);
+    EXPECT_EQ(exitCodeOf(e), kExitFailure);
     EXPECT_TRUE(contains(e.what(), "run `gemmtune tune` first")) << e.what();
   }
 }

@@ -14,7 +14,7 @@
 #include "DeviceBuffer.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "PrimaryContext.hpp"
 
 using namespace gemmtune;
@@ -59,8 +59,8 @@ TEST_F(SpaceOnGpu, OccupancyMatchesTheDriverForEveryCandidate) {
   std::vector<std::string> occupancy, resources;
   for (const auto& c : s.candidates) {
     if (!c.compiled || !c.compiled->ok || !c.occupancy) continue;
-    LoadedKernel k(c.compiled->cubin, c.compiled->loweredName, c.dynamicSmemBytes);
-    const int driverBlocks = k.driverBlocksPerSm(c.threadsPerBlock);
+    LoadedKernel k(c.compiled->cubin, c.compiled->loweredNames);
+    const int driverBlocks = k.driverBlocksPerSm(c.threadsPerBlock, c.dynamicSmemBytes);
     const int driverRegs = k.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
     const int driverStatic = k.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     ++compared;
@@ -97,20 +97,31 @@ TEST_F(SpaceOnGpu, EveryAcceptedCandidateLaunchesAndComputes) {
   std::vector<std::string> failures;
   for (const auto& cand : s.candidates) {
     if (!cand.accepted()) continue;
-    const Family& f = *cand.config.family;
+    // Each tile edge: the smallest extent the unguarded form runs with the other two at a multiple
+    // of every tile (3072); twice that, one more for the guarded form.
+    Config unguarded = cand.config;
+    unguarded.guarded = false;
+    auto tile = [&](int dim) {
+      for (int e = 1; e <= 256; ++e) {
+        long long d[3] = {3072, 3072, 3072};
+        d[dim] = e;
+        if (planLaunch(unguarded, GemmProblem::packed(d[0], d[1], d[2])).runnable()) return e;
+      }
+      return 0;
+    };
     const int extra = cand.config.guarded ? 1 : 0;
     SgemmArgs args;
-    args.m = 2 * f.mTile(cand.config) + extra;
-    args.n = 2 * f.nTile(cand.config) + extra;
-    args.k = 2 * f.kTile(cand.config) + extra;
+    args.m = 2 * tile(0) + extra;
+    args.n = 2 * tile(1) + extra;
+    args.k = 2 * tile(2) + extra;
     ASSERT_LE(args.m, kMaxM);
     ASSERT_LE(args.k, kMaxK);
     args.a = a.ptr(), args.lda = args.k;
     args.b = b.ptr(), args.ldb = args.n;
     args.c = c.ptr(), args.ldc = args.n;
     c.fill32(0x7fc00000u);  // NaN: an element the kernel never writes cannot pass
-    LoadedKernel k(cand.compiled->cubin, cand.compiled->loweredName, cand.dynamicSmemBytes);
-    CUresult r = k.launchSgemm(cand.config, args);
+    LoadedKernel k(cand.compiled->cubin, cand.compiled->loweredNames);
+    CUresult r = k.run(planLaunch(cand.config, problemOf(args)), args);
     if (r == CUDA_SUCCESS) r = d.cuCtxSynchronize();
     ++launched;
     if (r != CUDA_SUCCESS) {

@@ -163,7 +163,7 @@ TEST_F(FakeWorker, RefusedRequestThrowsWithItsExitCode) {
     c.run(request(), 5);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitUsage);
+    EXPECT_EQ(exitCodeOf(e), kExitUsage);
     EXPECT_NE(std::string(e.what()).find("no problem set"), std::string::npos);
   }
   EXPECT_EQ(c.restarts(), 0);
@@ -174,7 +174,7 @@ TEST_F(FakeWorker, CanaryFailingEveryTimeIsGpuUnhealthy) {
     WorkerClient c(argv("bad-canary"), fast());
     FAIL() << "expected GpuUnhealthyError";
   } catch (const GpuUnhealthyError& e) {
-    EXPECT_EQ(e.code(), kExitGpuUnhealthy);
+    EXPECT_EQ(exitCodeOf(e), kExitGpuUnhealthy);
   }
   auto l = log();
   EXPECT_EQ(std::count(l.begin(), l.end(), "start"), 3);
@@ -207,7 +207,7 @@ TEST_F(FakeWorker, DefiniteStartErrorIsNotRetried) {
   } catch (const GpuUnhealthyError&) {
     FAIL() << "a missing driver is not an unhealthy GPU";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitUnavailable);
+    EXPECT_EQ(exitCodeOf(e), kExitUnavailable);
   }
   EXPECT_EQ(log(), std::vector<std::string>{"start"});
 }
@@ -245,7 +245,7 @@ TEST(RealWorker, WithoutAGpuTheWorkerSaysSoAtOnce) {
     WorkerClient c(0, GEMMTUNE_CLI);
     FAIL() << "expected NoGpuError";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitUnavailable);
+    EXPECT_EQ(exitCodeOf(e), kExitUnavailable);
     EXPECT_NE(std::string(e.what()).find("no CUDA driver"), std::string::npos) << e.what();
   }
 }

@@ -35,14 +35,11 @@ TimingPolicy quickTiming() {
 }
 
 CandidateRequest requestFor(const Config& config, const CompileResult& r, const Problem& p, const TimingPolicy& timing) {
-  const Family& f = *config.family;
   CandidateRequest req;
   req.instance = config.name();
   req.cubin = r.cubin;
-  req.loweredName = r.loweredName;
-  req.grid = f.grid(config, p.M, p.N);
-  req.block = {static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
-  req.dynamicSmemBytes = f.dynamicSmemBytes(config);
+  req.loweredNames = r.loweredNames;
+  req.plan = planLaunch(config, GemmProblem::packed(p.M, p.N, p.K));
   req.timing = timing;
   return req;
 }
@@ -137,7 +134,7 @@ TEST_F(WorkerGpu, ProblemTooLargeIsAUsageErrorAndTheWorkerStaysUsable) {
     client_->setProblem({200000, 200000, 200000});
     FAIL() << "expected the problem to be refused";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), kExitUsage) << e.what();
+    EXPECT_EQ(exitCodeOf(e), kExitUsage) << e.what();
   }
   Problem p{64, 64, 64};
   client_->setProblem(p);
@@ -149,7 +146,7 @@ TEST_F(WorkerGpu, OversizedBlockIsALaunchErrorWithoutRestart) {
   Problem p{64, 64, 64};
   client_->setProblem(p);
   CandidateRequest req = builtin("smem_bs16", p, false);
-  req.block = {2048, 1, 1};
+  req.plan.launches.at(0).block = {2048, 1, 1};
   auto r = client_->run(req, 30);
   EXPECT_EQ(r.status, "launch_error") << r.detail;
   EXPECT_EQ(client_->restarts(), 0);

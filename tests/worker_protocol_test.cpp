@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "NvrtcCompiler.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 #include "worker/HelperKernels.hpp"
 #include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"
@@ -31,10 +31,11 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   CandidateRequest r;
   r.instance = "blocktile1d_bm64_bn64_bk8_tm8";
   r.cubin = std::string("\x7f" "ELF\0\0\xff\x01", 8) + std::string(100000, '\0');
-  r.loweredName = "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfiS1_ifPfi";
-  r.grid = {16, 32, 1};
-  r.block = {512, 1, 1};
-  r.dynamicSmemBytes = 70000;
+  r.loweredNames = {"_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfiS1_ifPfi", "_Z6reducev"};
+  KernelLaunch main{0, {16, 32, 1}, {512, 1, 1}, 70000, sgemmKernelArgs()};
+  KernelLaunch second{1, {4, 1, 1}, {128, 1, 1}, 0, {KernelArg::Workspace, KernelArg::C, KernelArg::Beta}};
+  r.plan.launches = {main, second};
+  r.plan.workspaceBytes = 1 << 20;
   r.verify = false;
   r.timing.bestSoFarMs = 1.25;
   r.timing.minReps = 7;
@@ -42,10 +43,16 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   EXPECT_EQ(back.at("op"), "run");
   auto got = back.at("candidate").get<CandidateRequest>();
   EXPECT_EQ(got.cubin, r.cubin);
-  EXPECT_EQ(got.loweredName, r.loweredName);
-  EXPECT_EQ(got.grid.y, 32u);
-  EXPECT_EQ(got.block.x, 512u);
-  EXPECT_EQ(got.dynamicSmemBytes, 70000);
+  EXPECT_EQ(got.loweredNames, r.loweredNames);
+  ASSERT_EQ(got.plan.launches.size(), 2u);
+  EXPECT_EQ(got.plan.launches[0].grid.y, 32u);
+  EXPECT_EQ(got.plan.launches[0].block.x, 512u);
+  EXPECT_EQ(got.plan.launches[0].dynamicSmemBytes, 70000);
+  EXPECT_EQ(got.plan.launches[0].args, sgemmKernelArgs());
+  EXPECT_EQ(got.plan.launches[1].kernel, 1);
+  EXPECT_EQ(got.plan.launches[1].args, second.args);
+  EXPECT_EQ(got.plan.workspaceBytes, 1 << 20);
+  EXPECT_TRUE(got.plan.runnable());
   EXPECT_FALSE(got.verify);
   EXPECT_TRUE(got.time);
   EXPECT_EQ(got.timing.bestSoFarMs, 1.25);

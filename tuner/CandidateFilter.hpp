@@ -1,8 +1,8 @@
 // CandidateFilter: the decisions that take a candidate out of the timing queue, each with its
-// numbers. Before compiling: the family's static constraints, threads per block, shared memory
-// (static + dynamic against the opt-in maximum: the launcher opts in above the 48 KiB default),
-// grid limits. After compiling: registers per thread and per block (with CUDA's allocation
-// granularity), shared memory as compiled, occupancy of at least one block per SM.
+// numbers. Before compiling: the family's static and target constraints, threads per block and
+// shared memory, the launch plan for the size (refused: "plan") and its grid. After compiling:
+// registers, shared memory as compiled and at least one block per SM. The limits are the one
+// rule of device/LaunchLimits.
 //
 // Spills do not reject by default: local memory is legal and correct, the spilled values often
 // stay in L1, and only timing can tell whether a spilling configuration loses. They are flagged
@@ -34,8 +34,5 @@ Candidate checkBeforeCompile(const Config& config, const GpuSpec& gpu, const std
 // accepted before compiling).
 void checkAfterCompile(Candidate& c, const GpuSpec& gpu, std::shared_ptr<const CompileResult> compiled,
                        const std::optional<GemmShape>& size, const FilterOptions& options = {});
-
-// Why `staticBytes` + `dynamicBytes` cannot be launched on `gpu`, if they cannot.
-std::optional<std::string> smemLimitViolation(const GpuSpec& gpu, int staticBytes, int dynamicBytes);
 
 }  // namespace gemmtune

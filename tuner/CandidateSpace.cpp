@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "FamilyRegistry.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -45,8 +45,11 @@ std::vector<Config> spaceConfigs(const Family& family, const SpaceOptions& optio
       out.push_back(std::move(unguarded));
       out.push_back(std::move(p));
     } else {
-      // Tile edges must be positive to test divisibility; a violated constraint is reported later.
-      p.guarded = !(options.size && !p.violated() && p.divides(options.size->M, options.size->N, options.size->K));
+      // The form that runs the size; a violated constraint is reported later.
+      if (options.size && !p.violated())
+        p = formFor(p, GemmProblem::packed(options.size->M, options.size->N, options.size->K));
+      else
+        p.guarded = true;
       out.push_back(std::move(p));
     }
   }

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <limits>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

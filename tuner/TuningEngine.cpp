@@ -14,10 +14,11 @@
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
+#include "PresentBuild.hpp"
 #include "Sha256.hpp"
 #include "WorkerClient.hpp"
 #include "worker/TimingStats.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -27,17 +28,14 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// What the worker needs to verify and time `config` at `shape`.
+// What the worker needs to verify and time `config` at `shape` (its buffers are packed).
 CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
                             const TimingPolicy& timing) {
-  const Family& f = *config.family;
   CandidateRequest req;
   req.instance = config.name();
   req.cubin = compiled.cubin;
-  req.loweredName = compiled.loweredName;
-  req.grid = f.grid(config, shape.M, shape.N);
-  req.block = Dim3{static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
-  req.dynamicSmemBytes = f.dynamicSmemBytes(config);
+  req.loweredNames = compiled.loweredNames;
+  req.plan = planLaunch(config, GemmProblem::packed(shape.M, shape.N, shape.K));
   req.timing = timing;
   return req;
 }
@@ -48,9 +46,9 @@ std::string baseName(const Config& c) {
   return u.name();
 }
 
-Config classicConfig(const Family& f, const GemmShape& s) {
-  Config c{&f, f.classic, false};
-  c.guarded = !c.divides(s.M, s.N, s.K);
+std::optional<Config> classicConfig(const Family& f, const GemmShape& s) {
+  auto c = FamilyRegistry::classic(f);
+  if (c) c = formFor(*c, GemmProblem::packed(s.M, s.N, s.K));
   return c;
 }
 
@@ -70,8 +68,11 @@ TuningEngine::~TuningEngine() = default;
 
 const std::string& TuningEngine::sourceHashOf(const Family& family) {
   auto it = sourceHashes_.find(&family);
-  if (it == sourceHashes_.end())
-    it = sourceHashes_.emplace(&family, Sha256::of(compiler_.source(Config{&family, family.classic, false}))).first;
+  if (it == sourceHashes_.end()) {
+    Config any{&family, {}, true};  // the source and headers are the same for every configuration
+    for (const auto& p : family.params) any.values.push_back(p.domain.front());
+    it = sourceHashes_.emplace(&family, compiler_.unit(any).sourceHash()).first;
+  }
   return it->second;
 }
 
@@ -81,7 +82,7 @@ db::CacheKey TuningEngine::keyFor(const Config& config, const std::string& sourc
   k.driverVersion = driverVersion_;
   k.nvrtcVersion = NvrtcCompiler::version();
   k.arch = gpu_.arch();
-  k.compileOptions = db::joinCompileOptions(NvrtcCompiler::baseOptions());
+  k.compileOptions = serving::compileOptionsOf(*config.family);
   k.sourceHash = sourceHash;
   k.instance = config.name();
   k.problem = db::ProblemKey{s.M, s.N, s.K, "nn", "any"};
@@ -227,8 +228,9 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
                               std::vector<Timed>& timed, ProgressState& progress) {
   FamilyOutcome fo;
   fo.family = family.name;
-  const Config classic = classicConfig(family, shape);
-  fo.classicInstance = classic.name();
+  const std::optional<Config> classic = classicConfig(family, shape);
+  if (classic) fo.classicInstance = classic->name();
+  auto isClassic = [&](const Config& c) { return classic && c == *classic; };
 
   SpaceOptions so;
   so.size = shape;
@@ -241,7 +243,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   if (options_.carry > 0 && carriedIt != carried_.end() && !carriedIt->second.empty())
     for (size_t i = 0; i < carriedIt->second.size(); ++i) rank.emplace(carriedIt->second[i], i);
   for (auto& c : cands) {
-    if (!c.accepted() || rank.empty() || c.config == classic) continue;
+    if (!c.accepted() || rank.empty() || isClassic(c.config)) continue;
     auto it = rank.find(baseName(c.config));
     if (it == rank.end() || it->second >= static_cast<size_t>(options_.carry)) {
       c.stage = CandidateStage::Pruned;
@@ -255,7 +257,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   // ranking, then enumeration order.
   std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
     auto key = [&](const Candidate& c) -> size_t {
-      if (c.config == classic) return 0;
+      if (isClassic(c.config)) return 0;
       auto it = rank.find(baseName(c.config));
       return it == rank.end() ? rank.size() + 1 : it->second + 1;
     };
@@ -286,7 +288,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       srcHash = compiled->sourceHash;
       checkAfterCompile(c, gpu_, compiled, shape, options_.filter);
     }
-    if (c.accepted() && overBudget() && !(c.config == classic)) {
+    if (c.accepted() && overBudget() && !isClassic(c.config)) {
       c.stage = CandidateStage::Pruned;
       c.limit = "budget";
       c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
@@ -294,7 +296,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
 
     db::ResultRecord rec;
     rec.key = keyFor(c.config, srcHash, shape);
-    rec.setConfig(c.config);
+    rec.setConfig(c.config.family->name, c.config.name(), c.config.namedValues());
     rec.threadsPerBlock = c.threadsPerBlock;
     rec.dynamicSmemBytes = c.dynamicSmemBytes;
     rec.staticSmemBytes = c.staticSmemBytes;
@@ -304,7 +306,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       rec.stackFrameBytes = res.stackFrameBytes;
       rec.spillStoreBytes = res.spillStoreBytes;
       rec.spillLoadBytes = res.spillLoadBytes;
-      rec.loweredName = c.compiled->loweredName;
+      rec.loweredName = joinLoweredNames(c.compiled->loweredNames);
     }
     if (c.occupancy) {
       rec.occupancy = c.occupancy->fraction;
@@ -347,7 +349,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       continue;
     } else {
       CandidateRequest req = requestFor(c.config, *c.compiled, shape, options_.timing);
-      req.timing.bestSoFarMs = c.config == classic ? 0 : bestMs;  // the yardstick is never cut short
+      req.timing.bestSoFarMs = isClassic(c.config) ? 0 : bestMs;  // the yardstick is never cut short
       auto t0 = Clock::now();
       CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
       double busy = secondsSince(t0);

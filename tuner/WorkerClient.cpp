@@ -145,7 +145,7 @@ void WorkerClient::startWithCanary(bool recovering) {
         // a retry either; during recovery the same answer means the GPU went away.
         if (!recovering) {
           child_->reap(options_.exitGrace);
-          throw Error(static_cast<ExitCode>(hello.value("exit_code", static_cast<int>(kExitFailure))), error);
+          throwWithExitCode(hello.value("exit_code", static_cast<int>(kExitFailure)), error);
         }
         attemptFailed(error);
         continue;
@@ -177,7 +177,7 @@ void WorkerClient::startWithCanary(bool recovering) {
 
     if (problem_) {
       Reply p = transact(wire::problemRequest(*problem_), problemDeadlineSec(*problem_));
-      if (p.kind == Reply::Kind::Refused) throw Error(static_cast<ExitCode>(p.exitCode), p.detail);
+      if (p.kind == Reply::Kind::Refused) throwWithExitCode(p.exitCode, p.detail);
       if (p.kind != Reply::Kind::Ok || p.body.value("fatal", false)) {
         attemptFailed(fmt::format("preparing {}x{}x{} failed: {}", problem_->M, problem_->N, problem_->K, p.detail));
         continue;
@@ -213,7 +213,7 @@ CandidateResult WorkerClient::resultOf(Reply reply, const std::string& what, dou
       res.detail += fmt::format(" (worker {})", child_->reap(options_.exitGrace));
       break;
     case Reply::Kind::Refused:
-      throw Error(static_cast<ExitCode>(reply.exitCode), fmt::format("worker refused {}: {}", what, reply.detail));
+      throwWithExitCode(reply.exitCode, fmt::format("worker refused {}: {}", what, reply.detail));
     case Reply::Kind::Timeout:
       child_->kill();
       res.status = kStatusTimeout;
@@ -238,9 +238,9 @@ CandidateResult WorkerClient::resultOf(Reply reply, const std::string& what, dou
 }
 
 void WorkerClient::setProblem(const Problem& p) {
-  if (interrupted_) throw Error(kExitFailure, "worker interrupted");
+  if (interrupted_) throw Error("worker interrupted");
   Reply r = transact(wire::problemRequest(p), problemDeadlineSec(p));
-  if (r.kind == Reply::Kind::Refused) throw Error(static_cast<ExitCode>(r.exitCode), r.detail);
+  if (r.kind == Reply::Kind::Refused) throwWithExitCode(r.exitCode, r.detail);
   problem_ = p;  // a restart re-prepares it
   if (r.kind == Reply::Kind::Ok && !r.body.value("fatal", false)) return;
   if (child_) child_->kill();

@@ -21,16 +21,11 @@
 #include <vector>
 
 #include "WorkerProtocol.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
 class ChildProcess;
-
-// The GPU failed the known-good canary on every attempt: results from it cannot be trusted.
-struct GpuUnhealthyError : Error {
-  explicit GpuUnhealthyError(const std::string& m) : Error(kExitGpuUnhealthy, m) {}
-};
 
 struct WorkerOptions {
   double startDeadlineSec = 60;   // exec to hello: driver init, context, cuBLAS, helper kernels

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "Family.hpp"
+#include <vector>
+
+#include "LaunchPlan.hpp"
 
 namespace gemmtune {
 
@@ -36,9 +38,8 @@ struct TimingPolicy {
 struct CandidateRequest {
   std::string instance;         // canonical name (for logs)
   std::string cubin;            // ELF bytes from NVRTC
-  std::string loweredName;      // entry point in the cubin
-  Dim3 grid, block;
-  int dynamicSmemBytes = 0;
+  std::vector<std::string> loweredNames;  // entry points in the cubin: kernel i of the plan
+  LaunchPlan plan;              // for the problem as the worker lays it out (GemmProblem::packed)
   bool verify = true;
   bool time = true;
   TimingPolicy timing;

@@ -12,22 +12,25 @@
 namespace gemmtune::bench {
 
 ContenderFactory::ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas,
-                                   Compiler& compiler, db::Lookup* lookup, LibraryColumn* library)
+                                   Compiler& compiler, serving::Lookup* lookup, LibraryColumn* library)
     : stream_(stream), device_(device), gpu_(gpu), blas_(blas), compiler_(compiler), lookup_(lookup),
       library_(library) {}
 
 Contender ContenderFactory::kernel(Kind kind, const std::string& column, const Config& config, std::string cubin,
-                                   std::string loweredName, std::string match) {
-  if (cubin.empty() || loweredName.empty()) {
+                                   std::vector<std::string> loweredNames, std::string match, const GemmShape& s) {
+  if (cubin.empty() || loweredNames.empty()) {
     CompileResult r = compiler_.compile(config, gpu_.arch());
     if (!r.ok) throw std::runtime_error(fmt::format("{} does not compile: {}", config.name(), r.log));
     cubin = std::move(r.cubin);
-    loweredName = std::move(r.loweredName);
+    loweredNames = std::move(r.loweredNames);
   }
-  auto loaded = std::make_shared<LoadedKernel>(cubin, loweredName, config.family->dynamicSmemBytes(config));
+  // The bench's buffers are packed and aligned, like the worker's.
+  LaunchPlan plan = planLaunch(config, GemmProblem::packed(s.M, s.N, s.K));
+  if (!plan.runnable()) throw std::runtime_error(plan.refusal);
+  auto loaded = std::make_shared<LoadedKernel>(cubin, loweredNames);
   CUstream stream = stream_;
-  auto launch = [loaded, config, stream](const SgemmArgs& a) {
-    CudaDriver::get().check(loaded->launchSgemm(config, a, stream), "cuLaunchKernel");
+  auto launch = [loaded, plan, stream](const SgemmArgs& a) {
+    CudaDriver::get().check(loaded->run(plan, a, stream), "cuLaunchKernel");
   };
   return {kind, column, config.family->name, config.name(), std::move(match), launch};
 }
@@ -47,21 +50,22 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   };
   const auto& families = FamilyRegistry::builtin().all();
   for (const auto& f : families) {
-    Config classic{&f, f.classic, false};
-    classic.guarded = !classic.divides(s.M, s.N, s.K);
-    tryAdd(f.name + " fixed", [&] { return kernel(Kind::fixed, f.name + " fixed", classic, {}, {}, ""); });
+    auto classic = FamilyRegistry::classic(f);
+    if (!classic) continue;
+    Config form = formFor(*classic, GemmProblem::packed(s.M, s.N, s.K));
+    tryAdd(f.name + " fixed", [&] { return kernel(Kind::fixed, f.name + " fixed", form, {}, {}, "", s); });
   }
   for (const auto& f : families) {
     const std::string column = f.name + " tuned";
     if (!lookup_) continue;
     tryAdd(column, [&] {
-      db::LookupResult r = lookup_->best(gpu_, db::ProblemKey{s.M, s.N, s.K}, f.name);
-      if (r.quality == db::MatchQuality::none || !r.config)
+      serving::LookupResult r = lookup_->best(gpu_, db::ProblemKey{s.M, s.N, s.K}, f.name);
+      if (r.quality == serving::MatchQuality::none || !r.config)
         throw std::runtime_error("nothing tuned for this GPU in the database");
-      std::string match(db::toString(r.quality));
-      if (r.quality != db::MatchQuality::exact)
+      std::string match(serving::toString(r.quality));
+      if (r.quality != serving::MatchQuality::exact)
         match += fmt::format(" ({}x{}x{})", r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
-      return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredName, match);
+      return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredNames, match, s);
     });
   }
   if (library_) {

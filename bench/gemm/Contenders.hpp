@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "Compiler.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "Lookup.hpp"
 #include "SizeSpec.hpp"
 #include "gemmtune/GpuSpec.hpp"
@@ -39,7 +39,7 @@ class ContenderFactory {
  public:
   // `lookup` and `library` may be null (no database, library not built).
   ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas, Compiler& compiler,
-                   db::Lookup* lookup, LibraryColumn* library);
+                   serving::Lookup* lookup, LibraryColumn* library);
 
   // Columns that cannot run at `s` (nothing tuned, a kernel that does not load) are left out
   // with a line on stderr.
@@ -47,14 +47,14 @@ class ContenderFactory {
 
  private:
   Contender kernel(Kind kind, const std::string& column, const Config& config, std::string cubin,
-                   std::string loweredName, std::string match);
+                   std::vector<std::string> loweredNames, std::string match, const GemmShape& shape);
 
   CUstream stream_;
   int device_;
   GpuSpec gpu_;
   const Cublas& blas_;
   Compiler& compiler_;
-  db::Lookup* lookup_;
+  serving::Lookup* lookup_;
   LibraryColumn* library_;
 };
 

@@ -1,3 +1,4 @@
+#include "PresentBuild.hpp"
 #include "Latency.hpp"
 
 #include <fmt/format.h>
@@ -11,7 +12,7 @@
 #include "Database.hpp"
 #include "DeviceBuffer.hpp"
 #include "FamilyRegistry.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "LibraryColumn.hpp"
 #include "Lookup.hpp"
 #include "worker/HelperKernels.hpp"
@@ -68,11 +69,12 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   Config config = FamilyRegistry::builtin().parseName(out.instance);
   CompileResult compiled = compiler.compile(config, arch);
   if (!compiled.ok) throw std::runtime_error(fmt::format("{} does not compile: {}", out.instance, compiled.log));
-  LoadedKernel raw(compiled.cubin, compiled.loweredName, config.family->dynamicSmemBytes(config));
-  const Dim3 grid = config.family->grid(config, s.M, s.N);
-  const int threads = config.family->threadsPerBlock(config);
-  SgemmArgs p = a;
-  void* params[] = {&p.m, &p.n, &p.k, &p.alpha, &p.a, &p.lda, &p.b, &p.ldb, &p.beta, &p.c, &p.ldc};
+  LoadedKernel raw(compiled.cubin, compiled.loweredNames);
+  const LaunchPlan plan = planLaunch(config, problemOf(a));
+  if (!plan.runnable() || plan.launches.size() != 1)
+    throw std::runtime_error(fmt::format("{}: the raw side times single-kernel plans only", out.instance));
+  const KernelLaunch& l = plan.launches.front();
+  ArgumentPack pack(l, a);
 
   // Batches short enough that the launch queue never fills (a full queue would make both sides
   // wait for the GPU), interleaved so that clock and cache effects hit both alike.
@@ -80,7 +82,10 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   std::vector<double> rawUs, sgemmUs;
   for (int b = 0; b < kBatches; ++b) {
     auto r0 = Clock::now();
-    for (int i = 0; i < kPerBatch; ++i) cu.check(raw.launch(grid, threads, params, stream), "cuLaunchKernel");
+    for (int i = 0; i < kPerBatch; ++i)
+      cu.check(cu.cuLaunchKernel(raw.function(), l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                                 static_cast<unsigned>(l.dynamicSmemBytes), stream, pack.pointers(), nullptr),
+               "cuLaunchKernel");
     rawUs.push_back(microsSince(r0) / kPerBatch);
     cu.check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
     auto s0 = Clock::now();
@@ -98,18 +103,18 @@ QueryFigures measureQueries(const std::filesystem::path& dbPath, const GpuSpec& 
   QueryFigures out;
   const db::ProblemKey problem{s.M, s.N, s.K};
   // Source hashes are computed once per process, as a long-lived application would.
-  auto present = db::PresentEnvironment::thisBuild();
-  present.sourceHashOf(FamilyRegistry::builtin().parseName("smem_bs32"));
+  auto present = serving::presentEnvironment();
+  present.sourceHashOf("smem");
 
   out.coldOpenP50Us = percentile(timeEach(21, [&] {
                                    db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
-                                   db::Lookup lookup(database, present);
+                                   serving::Lookup lookup(database, present);
                                    lookup.best(gpu, problem);
                                  }),
                                  0.5);
 
   db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
-  db::Lookup lookup(database, present);
+  serving::Lookup lookup(database, present);
   lookup.best(gpu, problem);
   auto warm = timeEach(100000, [&] { lookup.best(gpu, problem); });
   out.warmP50Us = percentile(warm, 0.5);

@@ -34,7 +34,7 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
                                 Compiler& compiler, const std::string& arch, const GemmShape& shape);
 
 struct QueryFigures {
-  double warmP50Us = 0, warmP99Us = 0;  // db::Lookup::best, memoised
+  double warmP50Us = 0, warmP99Us = 0;  // serving::Lookup::best, memoised
   double coldOpenP50Us = 0;             // open read-only + header check + first best()
   std::optional<double> libraryWarmP50Us;  // gemmtune::Library::best, when built
 };

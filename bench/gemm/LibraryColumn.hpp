@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "SizeSpec.hpp"
 
 namespace gemmtune::bench {

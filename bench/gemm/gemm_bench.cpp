@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "PresentBuild.hpp"
 #include "BenchReport.hpp"
 #include "Compiler.hpp"
 #include "Contenders.hpp"
@@ -25,7 +26,7 @@
 #include "Latency.hpp"
 #include "LibraryColumn.hpp"
 #include "Lookup.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 #include "worker/Cublas.hpp"
 #include "worker/GpuContext.hpp"
 #include "worker/HelperKernels.hpp"
@@ -116,10 +117,10 @@ int run(const Options& o) {
   Compiler compiler;
 
   std::optional<db::Database> database;
-  std::optional<db::Lookup> lookup;
+  std::optional<serving::Lookup> lookup;
   if (std::filesystem::exists(dbPath)) {
     database.emplace(dbPath, db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Quick});
-    lookup.emplace(*database, db::PresentEnvironment::thisBuild());
+    lookup.emplace(*database, serving::presentEnvironment());
   } else {
     fmt::print(stderr, "no results database at {}: tuned columns left out (run `gemmtune tune` first)\n",
                dbPath.string());
@@ -185,7 +186,7 @@ int main(int argc, char** argv) {
     return run(o);
   } catch (const Error& e) {
     fmt::print(stderr, "gemm_bench: {}\n", e.what());
-    return e.code();
+    return exitCodeOf(e);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gemm_bench: {}\n", e.what());
     return kExitFailure;

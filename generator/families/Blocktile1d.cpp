@@ -1,8 +1,10 @@
 // Spec of templates/blocktile_1d.cu: a BM×BN tile of C per block, TM results of one column per
-// thread, A/B tiles of depth BK loaded cooperatively in strided steps into dynamic shared memory.
+// thread; A (transposed, padded) and B tiles of depth BK loaded with compile-time trip counts.
 #include "../FamilyRegistry.hpp"
 
 namespace gemmtune {
+
+namespace {
 
 Family blocktile1dFamily() {
   Family f;
@@ -16,7 +18,9 @@ Family blocktile1dFamily() {
       {"BK", "bk", {4, 8, 16, 32, 64}, "depth of the A/B tiles staged in shared memory"},
       {"TM", "tm", {1, 2, 4, 8, 16, 32}, "results per thread (rows of one column)"},
   };
-  f.classic = {64, 64, 8, 8};
+  f.order = 20;
+  f.classic = std::vector<int>{64, 64, 8, 8};
+  f.libraryDefault = true;  // 512 threads, 4 KiB of shared memory: runs on every GPU we compile for
   f.constraints = {
       {"positive", "every tile edge and TM must be at least 1",
        [](const Config& c) { return c["BM"] >= 1 && c["BN"] >= 1 && c["BK"] >= 1 && c["TM"] >= 1; }},
@@ -28,16 +32,14 @@ Family blocktile1dFamily() {
        [](const Config& c) { return c["BM"] / c["TM"] * c["BN"] <= 1024; }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["BM"] / c["TM"] * c["BN"]; };
-  f.grid = [](const Config& c, long long M, long long N) {
-    const long long bm = c["BM"], bn = c["BN"];
-    return Dim3{static_cast<unsigned>((N + bn - 1) / bn), static_cast<unsigned>((M + bm - 1) / bm), 1};
-  };
-  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + c["BN"]) * c["BK"] * 4; };
+  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"]) * c["BK"] * 4; };  // A transposed, padded
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.mTile = [](const Config& c) { return c["BM"]; };
-  f.nTile = [](const Config& c) { return c["BN"]; };
-  f.kTile = [](const Config& c) { return c["BK"]; };
+  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"]}); };
   return f;
 }
+
+}  // namespace
+
+GEMMTUNE_REGISTER_FAMILY(blocktile1dFamily)
 
 }  // namespace gemmtune

@@ -4,14 +4,17 @@
 
 namespace gemmtune {
 
+namespace {
+
 Family smemTiledFamily() {
   Family f;
   f.name = "smem";
   f.templateFile = "smem_tiled.cu";
   f.kernelName = "sgemm_smem_tiled";
   f.description = "shared-memory tiled SGEMM, one result per thread";
+  f.order = 10;
   f.params = {{"BLOCKSIZE", "bs", {8, 16, 24, 32}, "edge of the square C tile; BLOCKSIZE^2 threads"}};
-  f.classic = {32};
+  f.classic = std::vector<int>{32};
   f.constraints = {
       {"bs_positive", "a tile needs at least one row and column",
        [](const Config& c) { return c["BLOCKSIZE"] >= 1; }},
@@ -21,14 +24,17 @@ Family smemTiledFamily() {
        [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"] <= 1024; }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["BLOCKSIZE"] * c["BLOCKSIZE"]; };
-  f.grid = [](const Config& c, long long M, long long N) {
-    const long long bs = c["BLOCKSIZE"];
-    return Dim3{static_cast<unsigned>((N + bs - 1) / bs), static_cast<unsigned>((M + bs - 1) / bs), 1};
-  };
   f.dynamicSmemBytes = [](const Config&) { return 0; };
   f.staticSmemBytes = [](const Config& c) { return 2 * c["BLOCKSIZE"] * c["BLOCKSIZE"] * 4; };
-  f.mTile = f.nTile = f.kTile = [](const Config& c) { return c["BLOCKSIZE"]; };
+  f.plan = [](const Config& c, const GemmProblem& p) {
+    const int bs = c["BLOCKSIZE"];
+    return tiledPlan(c, p, {bs, bs, bs});
+  };
   return f;
 }
+
+}  // namespace
+
+GEMMTUNE_REGISTER_FAMILY(smemTiledFamily)
 
 }  // namespace gemmtune

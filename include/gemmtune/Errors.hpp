@@ -1,5 +1,5 @@
-// Exception types that carry the exit code the CLI maps them to (sysexits-style, see README).
-// Each message is one line a user can act on.
+// The exceptions gemmtune throws to code that calls it. Library::best() throws UsageError and
+// NoGpuError (see Library.hpp); sgemm() throws nothing. Each message is one line a user can act on.
 #pragma once
 
 #include <stdexcept>
@@ -7,39 +7,34 @@
 
 namespace gemmtune {
 
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitFailure = 1,      // nothing to report (e.g. no tuned rows yet)
-  kExitUsage = 2,        // bad command line or parameters
-  kExitDataError = 65,   // damaged or foreign database / input file
-  kExitUnavailable = 69, // no CUDA driver or GPU, or a needed tool is missing
-  kExitIoError = 74,     // cannot read or write a file
-  kExitGpuUnhealthy = 75 // the GPU keeps failing a known-good kernel
-};
-
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  ExitCode code() const noexcept { return code_; }
-
- private:
-  ExitCode code_;
+  using std::runtime_error::runtime_error;
 };
 
+// A bad argument, parameter, name or command line.
 struct UsageError : Error {
-  explicit UsageError(const std::string& m) : Error(kExitUsage, m) {}
+  using Error::Error;
 };
+// A damaged or foreign database or input file.
 struct DataError : Error {
-  explicit DataError(const std::string& m) : Error(kExitDataError, m) {}
+  using Error::Error;
 };
+// No CUDA driver or no such GPU.
 struct NoGpuError : Error {
-  explicit NoGpuError(const std::string& m) : Error(kExitUnavailable, m) {}
+  using Error::Error;
 };
+// Something needed is missing (a tool, a library, a worker).
 struct UnavailableError : Error {
-  explicit UnavailableError(const std::string& m) : Error(kExitUnavailable, m) {}
+  using Error::Error;
 };
+// A file cannot be read or written.
 struct IoError : Error {
-  explicit IoError(const std::string& m) : Error(kExitIoError, m) {}
+  using Error::Error;
+};
+// The GPU failed a known-good kernel on every attempt: results from it cannot be trusted.
+struct GpuUnhealthyError : Error {
+  using Error::Error;
 };
 
 }  // namespace gemmtune

@@ -16,9 +16,9 @@ int devAttr(CUdevice d, CUdevice_attribute a) {
   return v;
 }
 
-int funcAttr(const LoadedKernel& k, CUfunction_attribute a) {
+int funcAttr(const LoadedKernel& k, CUfunction_attribute a, size_t kernel) {
   try {
-    return k.attribute(a);
+    return k.attribute(a, kernel);
   } catch (const CudaError& e) {
     throw LaunchRefused(e.result, e.what());
   }
@@ -41,38 +41,43 @@ void checkGeometry(CUdevice d, Dim3 grid, Dim3 block) {
 
 }  // namespace
 
-CandidateKernel::CandidateKernel(const std::string& cubin, const std::string& loweredName, Dim3 grid, Dim3 block,
-                                 int dynamicSmemBytes, CUdevice device)
-    : grid_(grid), block_(block) {
-  checkGeometry(device, grid, block);
-  const int optin = devAttr(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  if (dynamicSmemBytes < 0 || dynamicSmemBytes > optin)
-    throw LaunchRefused(CUDA_SUCCESS, fmt::format("{} B dynamic shared memory: the GPU allows at most {} B per block",
-                                                  dynamicSmemBytes, optin));
+CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, LaunchPlan plan,
+                                 CUdevice device)
+    : plan_(std::move(plan)) {
+  if (!plan_.runnable()) throw LaunchRefused(CUDA_SUCCESS, "the plan refuses this problem: " + plan_.refusal);
+  if (plan_.workspaceBytes > 0) throw LaunchRefused(CUDA_SUCCESS, "plans with a workspace are not timed yet");
   if (cubin.empty()) throw LaunchRefused(CUDA_SUCCESS, "empty cubin");
-  try {
-    kernel_ = std::make_unique<LoadedKernel>(cubin, loweredName, dynamicSmemBytes);
-  } catch (const CudaError& e) {
-    throw LaunchRefused(e.result, fmt::format("loading {}: {}", loweredName, e.what()));
+  const int optin = devAttr(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  for (const KernelLaunch& l : plan_.launches) {
+    checkGeometry(device, l.grid, l.block);
+    if (l.dynamicSmemBytes < 0 || l.dynamicSmemBytes > optin)
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("{} B dynamic shared memory: the GPU allows at most {} B per block",
+                                                    l.dynamicSmemBytes, optin));
+    if (l.kernel < 0 || static_cast<size_t>(l.kernel) >= loweredNames.size())
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("the plan launches kernel {} of {}", l.kernel, loweredNames.size()));
   }
-
-  const long long threads = static_cast<long long>(block.x) * block.y * block.z;
-  const int maxThreads = funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  if (threads > maxThreads)
-    throw LaunchRefused(CUDA_SUCCESS, fmt::format("block of {} threads: this kernel allows at most {} ({} registers per thread)",
-                                                  threads, maxThreads, funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_NUM_REGS)));
-  const int staticSmem = funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-  if (static_cast<long long>(staticSmem) + dynamicSmemBytes > optin)
-    throw LaunchRefused(CUDA_SUCCESS, fmt::format("needs {} B static + {} B dynamic shared memory: the GPU allows {} B per block",
-                                                  staticSmem, dynamicSmemBytes, optin));
+  try {
+    kernel_ = std::make_unique<LoadedKernel>(cubin, loweredNames);
+  } catch (const CudaError& e) {
+    throw LaunchRefused(e.result, fmt::format("loading {}: {}", loweredNames.empty() ? "" : loweredNames[0], e.what()));
+  }
+  for (const KernelLaunch& l : plan_.launches) {
+    const auto k = static_cast<size_t>(l.kernel);
+    const long long threads = static_cast<long long>(l.block.x) * l.block.y * l.block.z;
+    const int maxThreads = funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k);
+    if (threads > maxThreads)
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("block of {} threads: this kernel allows at most {} ({} registers per thread)",
+                                                    threads, maxThreads, funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_NUM_REGS, k)));
+    const int staticSmem = funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k);
+    if (static_cast<long long>(staticSmem) + l.dynamicSmemBytes > optin)
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("needs {} B static + {} B dynamic shared memory: the GPU allows {} B per block",
+                                                    staticSmem, l.dynamicSmemBytes, optin));
+  }
 }
 
-void CandidateKernel::launch(CUstream stream, SgemmArgs a) const {
-  void* params[] = {&a.m, &a.n, &a.k, &a.alpha, &a.a, &a.lda, &a.b, &a.ldb, &a.beta, &a.c, &a.ldc};
+void CandidateKernel::launch(CUstream stream, const SgemmArgs& a) const {
   const auto& cu = CudaDriver::get();
-  if (CUresult r = cu.cuLaunchKernel(kernel_->function(), grid_.x, grid_.y, grid_.z, block_.x, block_.y, block_.z,
-                                     static_cast<unsigned>(kernel_->dynamicSmemBytes()), stream, params, nullptr);
-      r != CUDA_SUCCESS)
+  if (CUresult r = kernel_->run(plan_, a, stream); r != CUDA_SUCCESS)
     throw LaunchRefused(r, fmt::format("cuLaunchKernel: {}", cu.describe(r)));
 }
 

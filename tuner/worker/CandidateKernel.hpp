@@ -1,6 +1,6 @@
-// CandidateKernel: one candidate's cubin loaded (through KernelLauncher's LoadedKernel) and
-// checked against the GPU's and the kernel's launch limits before its first launch — decided
-// from attributes and error codes, never from message text.
+// CandidateKernel: one candidate's cubin loaded (a LoadedKernel) with the launch plan it runs,
+// every launch of the plan checked against the GPU's and the kernel's limits before the first
+// run — decided from attributes and error codes, never from message text.
 #pragma once
 
 #include <cuda.h>
@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "Family.hpp"
-#include "KernelLauncher.hpp"
+#include <vector>
+
+#include "LaunchPlan.hpp"
+#include "LoadedKernel.hpp"
 
 namespace gemmtune {
 
@@ -24,16 +26,16 @@ struct LaunchRefused : std::runtime_error {
 class CandidateKernel {
  public:
   // Throws LaunchRefused.
-  CandidateKernel(const std::string& cubin, const std::string& loweredName, Dim3 grid, Dim3 block, int dynamicSmemBytes,
+  CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, LaunchPlan plan,
                   CUdevice device);
 
-  // Enqueues one launch with the template contract's arguments. Throws LaunchRefused when the
-  // driver refuses it (which may also be a sticky error of an earlier launch surfacing).
-  void launch(CUstream stream, SgemmArgs a) const;
+  // Enqueues the plan's launches for `a`. Throws LaunchRefused when the driver refuses one
+  // (which may also be a sticky error of an earlier launch surfacing).
+  void launch(CUstream stream, const SgemmArgs& a) const;
 
  private:
   std::unique_ptr<LoadedKernel> kernel_;
-  Dim3 grid_, block_;
+  LaunchPlan plan_;
 };
 
 }  // namespace gemmtune

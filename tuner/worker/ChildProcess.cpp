@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "WorkerWire.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

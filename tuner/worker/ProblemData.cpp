@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

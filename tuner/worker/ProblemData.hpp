@@ -11,7 +11,7 @@
 #include "DeviceBuffer.hpp"
 #include "GpuContext.hpp"
 #include "HelperKernels.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "ProblemLayout.hpp"
 #include "WorkerProtocol.hpp"
 

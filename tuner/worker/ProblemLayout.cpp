@@ -6,7 +6,7 @@
 #include <climits>
 #include <cmath>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

@@ -9,7 +9,7 @@
 
 #include "GpuContext.hpp"
 #include "HelperKernels.hpp"
-#include "KernelLauncher.hpp"
+#include "LoadedKernel.hpp"
 #include "ProblemData.hpp"
 
 namespace gemmtune {

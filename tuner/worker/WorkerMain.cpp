@@ -15,7 +15,7 @@
 #include "Cublas.hpp"
 #include "WorkerServer.hpp"
 #include "WorkerWire.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -109,7 +109,7 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
     if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
     writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
   } catch (const Error& e) {
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), e.code())));
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), exitCodeOf(e))));
   } catch (const std::exception& e) {
     if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
     writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
@@ -128,8 +128,8 @@ int runWorker(int gpuIndex) {
   try {
     server = std::make_unique<WorkerServer>(gpuIndex);
   } catch (const Error& e) {
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), e.code())));
-    return e.code();
+    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), exitCodeOf(e))));
+    return exitCodeOf(e);
   } catch (const std::exception& e) {
     writeAll(out, wire::encodeFrame(wire::errorReply(fmt::format("worker cannot start on GPU {}: {}", gpuIndex, e.what()),
                                                      kExitUnavailable)));

@@ -8,7 +8,7 @@
 #include "CandidateKernel.hpp"
 #include "Timer.hpp"
 #include "Verifier.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 
@@ -57,8 +57,7 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
   const ProblemData& d = data();
   std::unique_ptr<CandidateKernel> kernel;
   try {
-    kernel = std::make_unique<CandidateKernel>(req.cubin, req.loweredName, req.grid, req.block, req.dynamicSmemBytes,
-                                               gpu_.device());
+    kernel = std::make_unique<CandidateKernel>(req.cubin, req.loweredNames, req.plan, gpu_.device());
   } catch (const LaunchRefused& e) {
     return refused(e.what());
   }

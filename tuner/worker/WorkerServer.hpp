@@ -6,6 +6,7 @@
 // context is healthy); gemmtune::Error means the request was refused and the worker is fine.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "Cublas.hpp"

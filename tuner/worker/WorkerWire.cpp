@@ -47,13 +47,36 @@ void from_json(const json& j, TimingPolicy& p) {
   p.bestSoFarMs = j.at("best_so_far_ms").get<double>();
 }
 
+void to_json(json& j, const KernelLaunch& l) {
+  std::vector<int> args;
+  for (KernelArg a : l.args) args.push_back(static_cast<int>(a));
+  j = {{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"dynamic_smem_bytes", l.dynamicSmemBytes}, {"args", args}};
+}
+void from_json(const json& j, KernelLaunch& l) {
+  l.kernel = j.at("kernel").get<int>();
+  l.grid = j.at("grid").get<Dim3>();
+  l.block = j.at("block").get<Dim3>();
+  l.dynamicSmemBytes = j.at("dynamic_smem_bytes").get<int>();
+  l.args.clear();
+  for (int a : j.at("args").get<std::vector<int>>()) {
+    if (a < 0 || a > static_cast<int>(KernelArg::Workspace)) throw std::runtime_error("malformed request: unknown kernel argument");
+    l.args.push_back(static_cast<KernelArg>(a));
+  }
+}
+void to_json(json& j, const LaunchPlan& p) {
+  j = {{"refusal", p.refusal}, {"launches", p.launches}, {"workspace_bytes", p.workspaceBytes}};
+}
+void from_json(const json& j, LaunchPlan& p) {
+  p.refusal = j.at("refusal").get<std::string>();
+  p.launches = j.at("launches").get<std::vector<KernelLaunch>>();
+  p.workspaceBytes = j.at("workspace_bytes").get<long long>();
+}
+
 void to_json(json& j, const CandidateRequest& r) {
   j = {{"instance", r.instance},
        {"cubin", json::binary(std::vector<std::uint8_t>(r.cubin.begin(), r.cubin.end()))},
-       {"lowered_name", r.loweredName},
-       {"grid", r.grid},
-       {"block", r.block},
-       {"dynamic_smem_bytes", r.dynamicSmemBytes},
+       {"lowered_names", r.loweredNames},
+       {"plan", r.plan},
        {"verify", r.verify},
        {"time", r.time},
        {"timing", r.timing}};
@@ -63,10 +86,8 @@ void from_json(const json& j, CandidateRequest& r) {
   const auto& bin = j.at("cubin");
   if (!bin.is_binary()) throw std::runtime_error("malformed request: cubin is not a byte string");
   r.cubin.assign(bin.get_binary().begin(), bin.get_binary().end());
-  r.loweredName = j.at("lowered_name").get<std::string>();
-  r.grid = j.at("grid").get<Dim3>();
-  r.block = j.at("block").get<Dim3>();
-  r.dynamicSmemBytes = j.at("dynamic_smem_bytes").get<int>();
+  r.loweredNames = j.at("lowered_names").get<std::vector<std::string>>();
+  r.plan = j.at("plan").get<LaunchPlan>();
   r.verify = j.at("verify").get<bool>();
   r.time = j.at("time").get<bool>();
   r.timing = j.at("timing").get<TimingPolicy>();

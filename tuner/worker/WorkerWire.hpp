@@ -27,6 +27,10 @@ namespace gemmtune {
 
 void to_json(nlohmann::json& j, const Dim3& d);
 void from_json(const nlohmann::json& j, Dim3& d);
+void to_json(nlohmann::json& j, const KernelLaunch& l);
+void from_json(const nlohmann::json& j, KernelLaunch& l);
+void to_json(nlohmann::json& j, const LaunchPlan& p);
+void from_json(const nlohmann::json& j, LaunchPlan& p);
 void to_json(nlohmann::json& j, const Problem& p);
 void from_json(const nlohmann::json& j, Problem& p);
 void to_json(nlohmann::json& j, const TimingPolicy& p);

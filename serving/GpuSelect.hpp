@@ -13,7 +13,10 @@
 #include "ResultStore.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
+
+// Serving reads what db stores.
+using namespace gemmtune::db;
 
 using GpuDetector = std::function<GpuSpec()>;
 
@@ -35,4 +38,4 @@ SelectedGpu selectGpu(const ResultStore& store, std::string_view selector);
 // "4096" (M = N = K) or "4096x2048x1024"; throws UsageError.
 ProblemKey parseProblemSize(std::string_view text);
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

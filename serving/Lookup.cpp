@@ -7,9 +7,11 @@
 #include <tuple>
 
 #include "FamilyRegistry.hpp"
+#include "CompileResult.hpp"
+#include "LaunchLimits.hpp"
 #include "Log.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
 
 namespace {
 
@@ -38,24 +40,19 @@ double sizeDistance(const ProblemKey& a, const ProblemKey& b) {
   return term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k);
 }
 
-std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu) {
+std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu,
+                                         const ProblemKey& problem) {
   const Family& f = *config.family;
-  int threads = f.threadsPerBlock(config);
-  if (threads > gpu.maxThreadsPerBlock)
-    return fmt::format("{} threads per block exceed the GPU's {}", threads, gpu.maxThreadsPerBlock);
+  const int threads = f.threadsPerBlock(config);
   if (row.threadsPerBlock && *row.threadsPerBlock != threads)
     return fmt::format("the row says {} threads per block, the family spec {}", *row.threadsPerBlock, threads);
-  int staticSmem = std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0));
-  int smem = staticSmem + f.dynamicSmemBytes(config);
-  if (smem > gpu.smemPerBlockOptin)
-    return fmt::format("{} B of shared memory exceed the GPU's opt-in limit of {} B", smem, gpu.smemPerBlockOptin);
-  if (row.registers) {
-    if (*row.registers > gpu.maxRegsPerThread)
-      return fmt::format("{} registers per thread exceed the GPU's {}", *row.registers, gpu.maxRegsPerThread);
-    if (static_cast<long long>(*row.registers) * threads > gpu.regsPerBlock)
-      return fmt::format("{} registers x {} threads exceed the GPU's {} per block", *row.registers, threads,
-                         gpu.regsPerBlock);
-  }
+  const int staticSmem = std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0));
+  if (auto v = kernelLimitViolation(gpu, {threads, row.registers.value_or(-1), staticSmem, f.dynamicSmemBytes(config)}))
+    return fmt::format("{} ({})", v->reason, v->limit);
+  const LaunchPlan plan = planLaunch(config, GemmProblem::packed(problem.m, problem.n, problem.k));
+  if (!plan.runnable()) return plan.refusal;
+  for (const KernelLaunch& l : plan.launches)
+    if (auto v = gridLimitViolation(gpu, l.grid)) return fmt::format("grid {}", v->reason);
   return std::nullopt;
 }
 
@@ -105,19 +102,19 @@ std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResu
     }
     StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
                          row.key.methodVersion};
-    if (auto stale = staleReasons(parts, &config, present_); !stale.empty()) {
+    if (auto stale = staleReasons(parts, &config.family->name, present_); !stale.empty()) {
       // Stale rows are expected after an upgrade: not worth a warning each.
       logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
       continue;
     }
-    if (!config.guarded && !config.divides(asked.m, asked.n, asked.k)) {
+    if (!config.guarded && !planLaunch(config, GemmProblem::packed(asked.m, asked.n, asked.k)).runnable()) {
       if (exact) {
         skip(row, "an unguarded kernel cannot be correct at this size");
         continue;
       }
       config.guarded = true;
     }
-    if (auto problem = launchProblem(config, row, gpu)) {
+    if (auto problem = launchProblem(config, row, gpu, asked)) {
       skip(row, *problem);
       continue;
     }
@@ -148,12 +145,10 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     out.gflops = c.row->gflops.value_or(0);
     out.medianMs = c.row->medianMs.value_or(0);
     out.rowId = c.row->id;
-    out.threadsPerBlock = c.config.family->threadsPerBlock(c.config);
-    out.dynamicSmemBytes = c.config.family->dynamicSmemBytes(c.config);
     out.cublasGflops = store_.baselineGflops(*id, measured);
     if (out.instance == out.measuredInstance) {
       out.cubin = store_.cubinOf(c.row->id);
-      out.loweredName = c.row->loweredName;
+      out.loweredNames = splitLoweredNames(c.row->loweredName);
     }
   };
 
@@ -183,4 +178,4 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
   return out;
 }
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

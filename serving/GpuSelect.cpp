@@ -9,7 +9,7 @@
 #include "CacheKey.hpp"
 #include "Log.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
 
 namespace {
 
@@ -113,4 +113,4 @@ ProblemKey parseProblemSize(std::string_view text) {
   throw UsageError(fmt::format("size '{}' must be N or MxNxK (e.g. 4096 or 4096x2048x1024)", text));
 }
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

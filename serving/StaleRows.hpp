@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "CacheKey.hpp"
+#include "Family.hpp"
 #include "ResultStore.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
+
+// Serving reads what db stores.
+using namespace gemmtune::db;
 
 // GPU name -> the fingerprint that GPU model was tuned under last (latest run, then latest id):
 // rows of an older fingerprint of the same model are stale (a driver or board change moved its
@@ -35,4 +39,4 @@ struct StoredRowCheck {
 StoredRowCheck checkStoredRow(const StoredResult& row, const PresentEnvironment& present,
                               const CurrentFingerprints& current);
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

@@ -26,7 +26,10 @@
 #include "ResultStore.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
+
+// Serving reads what db stores.
+using namespace gemmtune::db;
 
 enum class MatchQuality { exact, nearest_size, none };
 std::string_view toString(MatchQuality quality);
@@ -44,14 +47,14 @@ struct LookupResult {
   std::int64_t rowId = 0;
   // The stored binary, only when `instance` is the measured one (else compile `instance`).
   std::string cubin;
-  std::string loweredName;
-  int dynamicSmemBytes = 0;
-  int threadsPerBlock = 0;
+  std::vector<std::string> loweredNames;  // its entry points, main kernel first
 };
 
-// Why a row cannot be used on `gpu` at `problem`; nullopt when it can. Exposed for tests and
-// for `results`.
-std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu);
+// Why a row cannot be used on `gpu` at `problem` (densely packed, aligned operands): the one
+// limits rule (device/LaunchLimits) and the configuration's launch plan; nullopt when it can.
+// Exposed for tests and for `results`.
+std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu,
+                                         const ProblemKey& problem);
 
 // d as in the match rule above.
 double sizeDistance(const ProblemKey& asked, const ProblemKey& measured);
@@ -88,4 +91,4 @@ class Lookup {
   std::size_t computed_ = 0;
 };
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

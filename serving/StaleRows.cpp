@@ -5,9 +5,9 @@
 #include <tuple>
 
 #include "FamilyRegistry.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune::serving {
 
 CurrentFingerprints currentFingerprints(const std::vector<StoredGpu>& gpus) {
   std::map<std::string, const StoredGpu*> latest;
@@ -45,9 +45,10 @@ StoredRowCheck checkStoredRow(const StoredResult& r, const PresentEnvironment& p
   auto& stale = out.staleReasons;
   const Config* config = out.config ? &*out.config : nullptr;
   if (!config) stale.push_back("unknown instance name");
+  const std::string* familyName = config ? &config->family->name : nullptr;
   StoredKeyParts parts{r.key.driverVersion, r.key.nvrtcVersion, r.key.compileOptions, r.key.sourceHash,
                        r.key.methodVersion};
-  for (auto& why : staleReasons(parts, config, present)) stale.push_back(std::move(why));
+  for (auto& why : staleReasons(parts, familyName, present)) stale.push_back(std::move(why));
   auto fingerprint = current.find(r.gpuName);
   if (fingerprint == current.end() || fingerprint->second != r.key.gpuFingerprint)
     stale.push_back("GPU fingerprint changed");
@@ -56,4 +57,4 @@ StoredRowCheck checkStoredRow(const StoredResult& r, const PresentEnvironment& p
   return out;
 }
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune::serving

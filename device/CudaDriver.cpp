@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

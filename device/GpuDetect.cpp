@@ -7,7 +7,7 @@
 
 #include "CudaDriver.hpp"
 #include "GpuProfiles.hpp"
-#include "gemmtune/Errors.hpp"
+#include "Errors.hpp"
 
 namespace gemmtune {
 

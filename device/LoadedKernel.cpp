@@ -1,0 +1,74 @@
+#include "LoadedKernel.hpp"
+
+#include <fmt/format.h>
+
+namespace gemmtune {
+
+LoadedKernel::LoadedKernel(const std::string& cubin, const std::vector<std::string>& loweredNames,
+                           const CudaDriver& driver)
+    : driver_(driver), allowedSmem_(std::make_unique<std::atomic<int>[]>(loweredNames.size())) {
+  const CudaDriver& d = driver_;
+  if (loweredNames.empty()) throw CudaError(CUDA_ERROR_NOT_FOUND, "no kernel named to load");
+  d.check(d.cuModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
+  try {
+    for (size_t i = 0; i < loweredNames.size(); ++i) {
+      CUfunction f = nullptr;
+      d.check(d.cuModuleGetFunction(&f, module_, loweredNames[i].c_str()),
+              fmt::format("cuModuleGetFunction({})", loweredNames[i]).c_str());
+      functions_.push_back(f);
+      allowedSmem_[i] = attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, i);
+    }
+  } catch (...) {
+    d.cuModuleUnload(module_);
+    throw;
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (module_) driver_.cuModuleUnload(module_);
+}
+
+int LoadedKernel::attribute(CUfunction_attribute which, size_t kernel) const {
+  const CudaDriver& d = driver_;
+  int v = 0;
+  d.check(d.cuFuncGetAttribute(&v, which, functions_.at(kernel)), "cuFuncGetAttribute");
+  return v;
+}
+
+int LoadedKernel::driverBlocksPerSm(int threadsPerBlock, int dynamicSmemBytes) const {
+  const CudaDriver& d = driver_;
+  // The driver counts zero blocks for more dynamic shared memory than the function may use yet.
+  d.check(allowDynamicSmem(0, dynamicSmemBytes), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  int blocks = 0;
+  d.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, functions_.at(0), threadsPerBlock,
+                                                        static_cast<size_t>(dynamicSmemBytes)),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return blocks;
+}
+
+CUresult LoadedKernel::allowDynamicSmem(size_t kernel, int bytes) const {
+  // The default is 48 KiB minus the static shared memory; above it needs the opt-in, up to the
+  // device's opt-in maximum (the limits rule refuses beyond it).
+  if (bytes <= allowedSmem_[kernel].load(std::memory_order_relaxed)) return CUDA_SUCCESS;
+  CUresult r = driver_.cuFuncSetAttribute(functions_[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+  if (r == CUDA_SUCCESS) allowedSmem_[kernel].store(bytes, std::memory_order_relaxed);
+  return r;
+}
+
+CUresult LoadedKernel::run(const LaunchPlan& plan, const SgemmArgs& args, CUstream stream) const {
+  if (!plan.runnable() || (plan.workspaceBytes > 0 && !args.workspace)) return CUDA_ERROR_INVALID_VALUE;
+  for (const KernelLaunch& l : plan.launches) {
+    if (l.kernel < 0 || static_cast<size_t>(l.kernel) >= functions_.size()) return CUDA_ERROR_NOT_FOUND;
+    const auto kernel = static_cast<size_t>(l.kernel);
+    if (CUresult r = allowDynamicSmem(kernel, l.dynamicSmemBytes); r != CUDA_SUCCESS) return r;
+    ArgumentPack pack(l, args);
+    if (CUresult r = driver_.cuLaunchKernel(functions_[kernel], l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y,
+                                            l.block.z, static_cast<unsigned>(l.dynamicSmemBytes), stream,
+                                            pack.pointers(), nullptr);
+        r != CUDA_SUCCESS)
+      return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace gemmtune

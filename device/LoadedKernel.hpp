@@ -1,0 +1,52 @@
+// LoadedKernel: the kernels of one compiled configuration (one cubin, one entry point per kernel
+// of its launch plan) loaded into the current CUDA context, and run as a plan says.
+// Load failures throw CudaError (code kept); runs return the CUresult so the caller decides by
+// code whether it was a launch error or a fault.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CudaDriver.hpp"
+#include "LaunchArgs.hpp"
+#include "LaunchPlan.hpp"
+
+namespace gemmtune {
+
+class LoadedKernel {
+ public:
+  // Loads `cubin` (needs a current context) and resolves every entry point in `loweredNames`
+  // (kernel i of the plans is loweredNames[i]). `driver` is kept for unloading: a kernel owned by
+  // a static object may outlive CudaDriver::get()'s instance at process exit, so such owners pass
+  // their own driver copy.
+  LoadedKernel(const std::string& cubin, const std::vector<std::string>& loweredNames,
+               const CudaDriver& driver = CudaDriver::get());
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  size_t kernels() const { return functions_.size(); }
+  CUfunction function(size_t kernel = 0) const { return functions_.at(kernel); }
+  int attribute(CUfunction_attribute which, size_t kernel = 0) const;  // throws CudaError
+  // Resident blocks per SM as the driver computes them for the main kernel.
+  int driverBlocksPerSm(int threadsPerBlock, int dynamicSmemBytes) const;
+
+  // Every launch of `plan` in order on `stream`; the first failure's code, else CUDA_SUCCESS.
+  // Opts in to dynamic shared memory above the function's default limit when a launch needs it.
+  CUresult run(const LaunchPlan& plan, const SgemmArgs& args, CUstream stream = nullptr) const;
+
+ private:
+  CUresult allowDynamicSmem(size_t kernel, int bytes) const;
+
+  const CudaDriver& driver_;
+  CUmodule module_ = nullptr;
+  std::vector<CUfunction> functions_;
+  // The dynamic shared memory each function may use now (raised on demand, never lowered).
+  std::unique_ptr<std::atomic<int>[]> allowedSmem_;
+};
+
+}  // namespace gemmtune

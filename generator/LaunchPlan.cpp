@@ -1,0 +1,96 @@
+#include "LaunchPlan.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "Family.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr long long kMaxElements = std::numeric_limits<int>::max();  // 32-bit offsets in the templates
+
+std::string alignText(const char* what, int bytes) { return bytes >= 16 ? "" : fmt::format(" {}+{}B", what, bytes); }
+
+}  // namespace
+
+GemmProblem GemmProblem::packed(long long m, long long n, long long k) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.lda = k, p.ldb = n, p.ldc = n;
+  return p;
+}
+
+int GemmProblem::alignmentOf(std::uintptr_t address) {
+  int a = 16;
+  while (a > 1 && address % static_cast<std::uintptr_t>(a) != 0) a /= 2;
+  return a;
+}
+
+std::string GemmProblem::text() const {
+  std::string out = fmt::format("{}x{}x{}", m, n, k);
+  if (lda != k || ldb != n || ldc != n) out += fmt::format(" lda {} ldb {} ldc {}", lda, ldb, ldc);
+  return out + alignText("A", alignA) + alignText("B", alignB) + alignText("C", alignC);
+}
+
+LaunchPlan LaunchPlan::refused(std::string why) {
+  LaunchPlan p;
+  p.refusal = std::move(why);
+  return p;
+}
+
+const std::vector<KernelArg>& sgemmKernelArgs() {
+  using A = KernelArg;
+  static const std::vector<KernelArg> args{A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc};
+  return args;
+}
+
+LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeometry& g) {
+  const Family& f = *config.family;
+  if (p.m < 1 || p.n < 1 || p.k < 1) return LaunchPlan::refused(fmt::format("{}: every dimension must be at least 1", p.text()));
+  if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n)
+    return LaunchPlan::refused(fmt::format("{}: leading dimensions below the row lengths", p.text()));
+  // The last row's end, not rows × ld: the final row need not be padded.
+  const long long extentA = (p.m - 1) * p.lda + p.k, extentB = (p.k - 1) * p.ldb + p.n, extentC = (p.m - 1) * p.ldc + p.n;
+  if (extentA > kMaxElements || extentB > kMaxElements || extentC > kMaxElements)
+    return LaunchPlan::refused(fmt::format("{}: an operand spans 2^31 elements or more (templates use 32-bit offsets)", p.text()));
+  if (!config.guarded) {
+    if (p.m % g.tileM || p.n % g.tileN || p.k % g.tileK)
+      return LaunchPlan::refused(fmt::format("the unguarded form needs M % {} == N % {} == K % {} == 0, got {}", g.tileM,
+                                             g.tileN, g.tileK, p.text()));
+    if (g.vectorWidth > 1) {
+      const int bytes = 4 * g.vectorWidth;
+      if (p.lda % g.vectorWidth || p.ldb % g.vectorWidth || p.ldc % g.vectorWidth)
+        return LaunchPlan::refused(fmt::format("{}-float loads need lda, ldb, ldc multiples of {}, got {}", g.vectorWidth,
+                                               g.vectorWidth, p.text()));
+      if (p.alignA < bytes || p.alignB < bytes || p.alignC < bytes)
+        return LaunchPlan::refused(fmt::format("{}-float loads need {}-byte aligned A, B and C, got {}", g.vectorWidth,
+                                               bytes, p.text()));
+    }
+  }
+  const long long gx = (p.n + g.tileN - 1) / g.tileN, gy = (p.m + g.tileM - 1) / g.tileM;
+  KernelLaunch k;
+  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1};
+  k.block = Dim3{static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
+  k.dynamicSmemBytes = f.dynamicSmemBytes(config);
+  k.args = sgemmKernelArgs();
+  LaunchPlan plan;
+  plan.launches.push_back(std::move(k));
+  return plan;
+}
+
+LaunchPlan planLaunch(const Config& config, const GemmProblem& problem) {
+  if (const Constraint* bad = config.violated())
+    return LaunchPlan::refused(fmt::format("{} violates {}: {}", config.name(), bad->name, bad->reason));
+  return config.family->plan(config, problem);
+}
+
+Config formFor(Config config, const GemmProblem& problem) {
+  config.guarded = false;
+  if (!planLaunch(config, problem).runnable()) config.guarded = true;
+  return config;
+}
+
+}  // namespace gemmtune

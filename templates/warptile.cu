@@ -1,0 +1,268 @@
+// gemmtune kernel template: warp-tiled SGEMM (family "warptile").
+//
+// Each block computes a BM x BN tile of C with THREADS / 32 warps; each warp owns a WM x WN warp
+// tile, split into WMITER x WNITER sub-tiles of WSUBM x WSUBN (WSUBM = WM / WMITER,
+// WSUBN = WN / WNITER); each thread computes a TM x TN piece of every sub-tile, i.e.
+// WMITER*TM x WNITER*TN results. A is stored TRANSPOSED in shared memory (BK rows of BM + 4
+// floats) and B as is (BK rows of BN floats), so for every k a thread reads its A and B fragments
+// as float4s; the lanes of a sub-tile read consecutive float4s (no bank conflicts). Shared memory
+// is double-buffered: the next k tile is fetched from global memory into registers (float4 loads
+// in the unguarded form) while the current one is multiplied, then stored to the other buffer,
+// one barrier per k tile. Fragments are register double-buffered (next k read while this k
+// multiplies).
+//
+// | parameter | meaning                                              | constraints                          |
+// |-----------|------------------------------------------------------|--------------------------------------|
+// | BM, BN    | C tile per block (rows, columns)                     | BM % WM == 0, BN % WN == 0           |
+// | BK        | depth of a k tile in shared memory                   | multiple of 4                        |
+// | WM, WN    | warp tile (rows, columns)                            | (BM/WM)*(BN/WN) == THREADS/32        |
+// | WNITER    | sub-tiles across the warp tile's columns             | WN % (WNITER*TN) == 0                |
+// | TM, TN    | results per thread in each sub-tile (rows, columns)  | multiples of 4                       |
+// | THREADS   | threads per block                                    | multiple of 32, <= 1024              |
+// | GUARDED   | true: any shape/alignment; false: see below          | -                                    |
+// | (derived) | WMITER = WM*WN / (32*TM*TN*WNITER), sub-tile lanes    | WMITER >= 1 integer, WM % WMITER == 0|
+// |           | (WSUBM/TM) * (WSUBN/TN) == 32                        | WSUBM % TM == 0, WSUBN % TN == 0     |
+//
+// Preconditions (enforced by the launcher):
+//   both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; A, B, C 4-byte aligned;
+//               M * lda, K * ldb and M * ldc each < 2^31 (offsets are 32-bit ints).
+//   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0; A, B and C 16-byte
+//               aligned; lda, ldb and ldc multiples of 4 (float4 loads of A and B, float4
+//               loads/stores of C).
+//   GUARDED == true: nothing beyond "both forms". Rows of A past M and columns of B past N are
+//               loaded clamped (they only feed results that are never stored); k past K is
+//               zeroed in both A and B. Global accesses are scalar with bounds checks, except
+//               where float4 is provably safe, decided once per launch (uniform branch): A when
+//               A is 16-byte aligned and lda % 4 == 0 (full k tiles; the k tail stays scalar);
+//               B when B is 16-byte aligned, ldb % 4 == 0 and N % 4 == 0; C likewise with ldc.
+// Threads per block: THREADS. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.
+// Dynamic shared memory: 2 * BK * (BM + 4 + BN) * 4 bytes (above 48 KiB the launcher opts in with
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). No static shared memory.
+// Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
+// A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
+// Self-contained (no includes) for NVRTC.
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool GUARDED>
+__global__ void __launch_bounds__(THREADS)
+    sgemm_warptile(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+  static_assert(THREADS >= 32 && THREADS % 32 == 0, "THREADS must be a positive multiple of the warp size");
+  static_assert(THREADS <= 1024, "THREADS exceeds CUDA's 1024 per block");
+  static_assert(BM >= 1 && BN >= 1 && WM >= 1 && WN >= 1 && WNITER >= 1, "tile edges must be positive");
+  static_assert(TM >= 4 && TM % 4 == 0, "TM must be a positive multiple of 4 (A fragments read as float4)");
+  static_assert(TN >= 4 && TN % 4 == 0, "TN must be a positive multiple of 4 (B fragments and C stores as float4)");
+  static_assert(BK >= 4 && BK % 4 == 0, "BK must be a positive multiple of 4 (A tiles loaded as float4 along k)");
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
+  static_assert((BM / WM) * (BN / WN) == THREADS / 32, "one warp tile per warp: (BM/WM)*(BN/WN) == THREADS/32");
+  static_assert((WM * WN) % (32 * TM * TN * WNITER) == 0,
+                "WM*WN must be a multiple of 32*TM*TN*WNITER (WMITER = WM*WN/(32*TM*TN*WNITER) integer)");
+  constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
+  static_assert(WMITER >= 1, "WMITER = WM*WN/(32*TM*TN*WNITER) must be at least 1");
+  static_assert(WM % WMITER == 0 && WN % WNITER == 0, "WMITER must divide WM and WNITER must divide WN");
+  constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
+  static_assert(WSUBM % TM == 0 && WSUBN % TN == 0, "TM must divide WSUBM and TN must divide WSUBN");
+  static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "the 32 lanes must exactly cover a WSUBM x WSUBN sub-tile");
+
+  constexpr int kLanesN = WSUBN / TN;       // lanes across a sub-tile's columns
+  constexpr int kSA = BM + 4;               // row stride of transposed A in shared memory (floats)
+  constexpr int kStage = BK * (kSA + BN);   // floats per shared-memory buffer
+  constexpr int kAVec = BM * BK / 4;        // float4 slots of an A tile
+  constexpr int kBVec = BK * BN / 4;        // float4 slots of a B tile
+  constexpr int kAIters = (kAVec + THREADS - 1) / THREADS;
+  constexpr int kBIters = (kBVec + THREADS - 1) / THREADS;
+
+  extern __shared__ float4 smem4[];  // float4: 16-byte aligned base
+  float* smem = reinterpret_cast<float*>(smem4);
+
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int warpRow = warp / (BN / WN), warpCol = warp % (BN / WN);
+  const int tRow = lane / kLanesN, tCol = lane % kLanesN;
+  const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+
+  // ---- global -> register loader (slot i: A row i/(BK/4), k quad i%(BK/4); B row i/(BN/4)) ----
+  float4 ra[kAIters], rb[kBIters];
+  const float* Ag = A + (GUARDED ? 0 : rowBase * lda);
+  const float* Bg = B + (GUARDED ? 0 : colBase);
+
+  // Guarded form: float4 paths are still used where they are provably safe, decided once per
+  // launch (uniform, no divergence): A when A is 16-byte aligned and lda % 4 == 0 (full k tiles
+  // only; rows clamped); B when B is 16-byte aligned, ldb % 4 == 0 and N % 4 == 0 (a float4
+  // group is then wholly inside or wholly past N; groups past N are clamped); C likewise with ldc.
+  const bool aVec = !GUARDED || ((reinterpret_cast<unsigned long long>(A) & 15) == 0 && (lda & 3) == 0);
+  const bool bVec = !GUARDED || ((reinterpret_cast<unsigned long long>(B) & 15) == 0 && (ldb & 3) == 0 && (N & 3) == 0);
+  const bool cVec = !GUARDED || ((reinterpret_cast<unsigned long long>(C) & 15) == 0 && (ldc & 3) == 0 && (N & 3) == 0);
+
+  auto loadTile = [&](int k0, bool kTail) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kAVec % THREADS == 0 || i < kAVec) {
+        const int r = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+        if (!GUARDED) {
+          ra[it] = *reinterpret_cast<const float4*>(Ag + r * lda + k0 + kq);
+        } else {
+          const float* p = A + min(rowBase + r, M - 1) * lda;
+          if (aVec && !kTail) {
+            ra[it] = *reinterpret_cast<const float4*>(p + k0 + kq);
+          } else {
+            float v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const int gk = k0 + kq + j;
+              if (kTail) v[j] = (gk < K) ? p[min(gk, K - 1)] : 0.0f;
+              else v[j] = p[gk];
+            }
+            ra[it] = make_float4(v[0], v[1], v[2], v[3]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kBVec % THREADS == 0 || i < kBVec) {
+        const int k = i / (BN / 4), c = (i % (BN / 4)) * 4;
+        if (!GUARDED) {
+          rb[it] = *reinterpret_cast<const float4*>(Bg + (k0 + k) * ldb + c);
+        } else if (!kTail) {
+          const float* p = B + (k0 + k) * ldb;
+          if (bVec) {
+            rb[it] = *reinterpret_cast<const float4*>(p + min(colBase + c, N - 4));
+          } else {
+            float v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) v[j] = p[min(colBase + c + j, N - 1)];
+            rb[it] = make_float4(v[0], v[1], v[2], v[3]);
+          }
+        } else {
+          const int gk = k0 + k;
+          const float* p = B + min(gk, K - 1) * ldb;
+          float v[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const float x = p[min(colBase + c + j, N - 1)];
+            v[j] = gk < K ? x : 0.0f;
+          }
+          rb[it] = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    }
+  };
+  auto storeTile = [&](float* stage) {
+    float* As = stage;
+    float* Bs = stage + BK * kSA;
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kAVec % THREADS == 0 || i < kAVec) {
+        const int r = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+        As[(kq + 0) * kSA + r] = ra[it].x;
+        As[(kq + 1) * kSA + r] = ra[it].y;
+        As[(kq + 2) * kSA + r] = ra[it].z;
+        As[(kq + 3) * kSA + r] = ra[it].w;
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kBVec % THREADS == 0 || i < kBVec) {
+        const int k = i / (BN / 4), c = (i % (BN / 4)) * 4;
+        *reinterpret_cast<float4*>(Bs + k * BN + c) = rb[it];
+      }
+    }
+  };
+
+  float acc[WMITER * TM][WNITER * TN];
+#pragma unroll
+  for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+    for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+
+  // Fragment read offsets inside one buffer (floats).
+  const int aFrag = warpRow * WM + tRow * TM;
+  const int bFrag = BK * kSA + warpCol * WN + tCol * TN;
+
+  const int nTiles = GUARDED ? (K + BK - 1) / BK : K / BK;
+  loadTile(0, GUARDED && BK > K);
+  storeTile(smem);
+  __syncthreads();
+
+  for (int t = 0; t < nTiles; ++t) {
+    const float* cur = smem + (t & 1) * kStage;
+    const bool more = t + 1 < nTiles;
+    if (more) {
+      const int k1 = (t + 1) * BK;
+      loadTile(k1, GUARDED && k1 + BK > K);
+    }
+
+    float fa[2][WMITER * TM], fb[2][WNITER * TN];
+    auto loadFrag = [&](int k, float* a, float* b) {
+      const float* as = cur + aFrag + k * kSA;
+      const float* bs = cur + bFrag + k * BN;
+#pragma unroll
+      for (int wi = 0; wi < WMITER; ++wi)
+#pragma unroll
+        for (int m = 0; m < TM; m += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(as + wi * WSUBM + m);
+          a[wi * TM + m] = v.x; a[wi * TM + m + 1] = v.y; a[wi * TM + m + 2] = v.z; a[wi * TM + m + 3] = v.w;
+        }
+#pragma unroll
+      for (int wj = 0; wj < WNITER; ++wj)
+#pragma unroll
+        for (int n = 0; n < TN; n += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(bs + wj * WSUBN + n);
+          b[wj * TN + n] = v.x; b[wj * TN + n + 1] = v.y; b[wj * TN + n + 2] = v.z; b[wj * TN + n + 3] = v.w;
+        }
+    };
+    loadFrag(0, fa[0], fb[0]);
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      if (k + 1 < BK) loadFrag(k + 1, fa[(k + 1) & 1], fb[(k + 1) & 1]);
+#pragma unroll
+      for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += fa[k & 1][i] * fb[k & 1][j];
+    }
+
+    if (more) storeTile(smem + ((t + 1) & 1) * kStage);
+    __syncthreads();
+  }
+
+  // ---- epilogue ----
+#pragma unroll
+  for (int wi = 0; wi < WMITER; ++wi)
+#pragma unroll
+    for (int m = 0; m < TM; ++m) {
+      const int row = rowBase + warpRow * WM + wi * WSUBM + tRow * TM + m;
+      if (GUARDED && row >= M) continue;
+      float* crow = C + row * ldc + colBase + warpCol * WN + tCol * TN;
+#pragma unroll
+      for (int wj = 0; wj < WNITER; ++wj) {
+        float* cp = crow + wj * WSUBN;
+        const float* r = &acc[wi * TM + m][wj * TN];
+        const int col0 = colBase + warpCol * WN + wj * WSUBN + tCol * TN;
+        if (cVec) {
+#pragma unroll
+          for (int n = 0; n < TN; n += 4) {
+            if (GUARDED && col0 + n >= N) continue;  // N % 4 == 0 here: a group is all in or all out
+            float4 o = make_float4(alpha * r[n], alpha * r[n + 1], alpha * r[n + 2], alpha * r[n + 3]);
+            if (beta != 0.0f) {
+              const float4 c = *reinterpret_cast<const float4*>(cp + n);
+              o.x += beta * c.x; o.y += beta * c.y; o.z += beta * c.z; o.w += beta * c.w;
+            }
+            *reinterpret_cast<float4*>(cp + n) = o;
+          }
+        } else {
+#pragma unroll
+          for (int n = 0; n < TN; ++n) {
+            if (col0 + n < N) {
+              float o = alpha * r[n];
+              if (beta != 0.0f) o += beta * cp[n];
+              cp[n] = o;
+            }
+          }
+        }
+      }
+    }
+}
