@@ -1,4 +1,4 @@
-// Occupancy vectors: the DESIGN.md worked example plus cases derived by hand from CUDA's rules
+// Occupancy vectors: the worked example of docs/design.md (CUDA occupancy calculator rules) plus cases derived by hand from CUDA's rules
 // (cuda_occupancy.h) for several architectures. Each comment shows the arithmetic.
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ Occupancy occ(const char* gpu, int threads, int regs, int staticSmem, int dynami
 
 }  // namespace
 
-// DESIGN.md §2: RTX A6000, 1024 threads, 37 registers, 8 KiB shared memory.
+// Worked example: RTX A6000, 1024 threads, 37 registers, 8 KiB shared memory.
 TEST(Occupancy, DesignWorkedExampleA6000) {
   Occupancy o = occ("a6000", 1024, 37, 8192);
   EXPECT_EQ(o.blocksBySharedMemory, 11);  // 102400 / (8192 + 1024 reserved) = 11

@@ -1,4 +1,4 @@
-// Verifier: runs a candidate through the problem's three checks (DESIGN.md §2): small integers
+// Verifier: runs a candidate through the problem's three checks (README, "How a run works"): small integers
 // with beta 0 and 2 must equal the cuBLAS reference exactly; random normal data must be finite
 // and within 4·sqrt(K)·2^-24·|alpha|·(|A||B|)ij. C is filled with NaN before every check that
 // does not read it, so a kernel that skips elements or reads C at beta = 0 cannot pass.
