@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
 
   // Source hashes are per build; computed once like a long-lived library would.
   auto present = serving::presentEnvironment();
-  present.sourceHashOf("smem");
+  present.sourceHashOf(FamilyRegistry::builtin().libraryDefault().family->name);
 
   for (auto [check, name] : {std::pair{OpenCheck::Header, "header check"}, std::pair{OpenCheck::Quick, "quick_check"}}) {
     std::vector<double> us;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "FamilyHelp.hpp"
 #include "CliContext.hpp"
 #include "CubinInfo.hpp"
 #include "FamilyRegistry.hpp"
@@ -119,8 +120,8 @@ int run(const PtxArgs& a, const CliContext& ctx) {
 Action addPtxCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<PtxArgs>();
   auto* sub = app.add_subcommand("ptx", "Compile one configuration and show its PTX, SASS or resources");
-  sub->add_option("instance", a->instance, "Canonical instance name, e.g. blocktile1d_bm64_bn64_bk8_tm8");
-  sub->add_option("--family", a->family, "Kernel family (smem, blocktile1d)");
+  sub->add_option("instance", a->instance, "Canonical instance name, e.g. " + exampleConfig().name());
+  sub->add_option("--family", a->family, "Kernel family (" + familyChoices() + ")");
   sub->add_option("--params", a->params, "Parameter values, e.g. BM=64,BN=64,BK=8,TM=8");
   sub->add_flag("--guarded", a->guarded, "With --family: the bounds-checked form (any M, N, K)");
   sub->add_option("--arch", a->arch, "Compile target sm_XY (default: the detected GPU, else sm_90)");
@@ -128,11 +129,13 @@ Action addPtxCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--stats", a->stats, "Print registers, shared memory, spills and the instruction mix");
   sub->add_flag("--sass", a->sass, "Print SASS (needs cuobjdump or nvdisasm)");
   sub->add_flag("--json", a->json, "Machine-readable output");
-  sub->footer(
-      "Examples:\n"
-      "  gemmtune ptx --family blocktile1d --params BM=64,BN=64,BK=8,TM=8 --arch sm_90 --stats\n"
-      "  gemmtune ptx smem_bs32 -o kernels/\n"
-      "  gemmtune ptx blocktile1d_bm128_bn64_bk8_tm8_guarded --sass");
+  Config guarded = exampleConfig();
+  guarded.guarded = true;
+  sub->footer(fmt::format("Examples:\n"
+                          "  gemmtune ptx --family {} --params {} --arch sm_90 --stats\n"
+                          "  gemmtune ptx {} -o kernels/\n"
+                          "  gemmtune ptx {} --sass",
+                          exampleFamily(), exampleParams(), exampleConfig().name(), guarded.name()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

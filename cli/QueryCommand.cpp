@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "FamilyHelp.hpp"
 #include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "DbPath.hpp"
@@ -100,16 +101,17 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   sub->add_option("--size", a->size, "Square problem M = N = K, or MxNxK")->type_name("N");
   sub->add_option("--mnk", a->mnk, "Problem size MxNxK, e.g. 4096x2048x1024")->type_name("MxNxK");
-  sub->add_option("--family", a->family, "Only this kernel family (smem, blocktile1d)");
+  sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + ")");
   sub->add_flag("--json", a->json, "Machine-readable output");
-  sub->footer(
+  sub->footer(fmt::format(
       "Match quality: exact (measured at this size), nearest_size (the closest measured size by\n"
       "|log2 M/M'| + |log2 N/N'| + |log2 K/K'|, in its guarded form when the tiles do not divide),\n"
       "or none (exit 1). Stale rows (other NVRTC, driver, template source) are never used.\n\n"
       "Examples:\n"
       "  gemmtune query --size 4096\n"
-      "  gemmtune query --gpu h100 --mnk 4096x2048x1024 --family blocktile1d --json\n"
-      "  gemmtune query --db results/tune.db --gpu \"RTX A6000\" --size 1024");
+      "  gemmtune query --gpu h100 --mnk 4096x2048x1024 --family {} --json\n"
+      "  gemmtune query --db results/tune.db --gpu \"RTX A6000\" --size 1024",
+      exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

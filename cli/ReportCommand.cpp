@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "FamilyHelp.hpp"
 #include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "Clock.hpp"
@@ -85,17 +86,18 @@ Action addReportCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--gpu", a->query.gpu,
                   "This GPU: auto, or a stored profile, name or part of it (default: the GPU tuned last)");
   sub->add_option("--family", a->query.family,
-                  "Family for the heatmap (default: blocktile1d when measured, else the most measured)");
+                  "Family for the heatmap (default: the most measured)");
   sub->add_option("--size", a->query.size,
                   "Size for the heatmap and the occupancy chart: N or MxNxK (default: the largest measured)")
       ->type_name("N|MxNxK");
-  sub->footer(
+  sub->footer(fmt::format(
       "The page has no scripts and loads nothing: open it offline, mail it, archive it. Stale rows (measured\n"
       "under another NVRTC, driver, template source, method or GPU fingerprint) are left out and counted.\n"
       "Examples:\n"
       "  gemmtune report -o report.html\n"
-      "  gemmtune report --gpu h100 --family blocktile1d --size 4096 -o h100-4096.html\n"
-      "  gemmtune report --db results/tune.db --family smem -o - > smem.html");
+      "  gemmtune report --gpu h100 --family {0} --size 4096 -o h100-4096.html\n"
+      "  gemmtune report --db results/tune.db --family {0} -o - > {0}.html",
+      exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

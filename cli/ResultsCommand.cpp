@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "FamilyHelp.hpp"
 #include "PresentBuild.hpp"
 #include "CliContext.hpp"
 #include "DbPath.hpp"
@@ -152,11 +153,11 @@ Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");
   sub->add_flag("--json", a->json, "Machine-readable output (every column, stale reasons)");
   sub->add_flag("--csv", a->csv, "Comma-separated output with a header line");
-  sub->footer(
-      "Examples:\n"
-      "  gemmtune results --size 4096 --status ok\n"
-      "  gemmtune results --gpu h100 --family blocktile1d --csv > h100.csv\n"
-      "  gemmtune results --status compile_error --json");
+  sub->footer(fmt::format("Examples:\n"
+                          "  gemmtune results --size 4096 --status ok\n"
+                          "  gemmtune results --gpu h100 --family {} --csv > h100.csv\n"
+                          "  gemmtune results --status compile_error --json",
+                          exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "FamilyHelp.hpp"
 #include "CandidateSpace.hpp"
 #include "CliContext.hpp"
 #include "FamilyRegistry.hpp"
@@ -157,7 +158,7 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("space", "List a family's candidates for a GPU: status, reason, resources, occupancy");
   sub->add_option("--gpu", a->gpu, "auto, a device index, or an offline profile (see `gemmtune gpus`)")
       ->capture_default_str();
-  sub->add_option("--family", a->family, "Kernel family (smem, blocktile1d)");
+  sub->add_option("--family", a->family, "Kernel family (" + familyChoices() + ")");
   sub->add_option("--size", a->size, "Problem size N or MxNxK: picks unguarded forms where the tiles divide it");
   sub->add_option("--params", a->params, "Fix some parameters instead of their domains, e.g. BM=64,TM=8");
   sub->add_flag("--all", a->all, "List both the guarded and the unguarded form of every configuration");
@@ -165,13 +166,14 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--reject-spills", a->rejectSpills, "Reject candidates that spill registers (default: keep, flagged)");
   sub->add_flag("--prune", a->prune, "Apply analytic pruning (needs --size), shown as pruned:<rule>");
   sub->add_flag("--json", a->json, "Machine-readable output");
-  sub->footer(
+  sub->footer(fmt::format(
       "Shared memory above the 48 KiB default is fine up to the GPU's opt-in maximum: the launcher opts\n"
       "in. Spilling candidates are kept and flagged (timing decides) unless --reject-spills.\n"
       "Examples:\n"
-      "  gemmtune space --gpu h100 --family blocktile1d --size 4096\n"
-      "  gemmtune space --gpu t4 --family blocktile1d --params BK=64 --accepted\n"
-      "  gemmtune space --gpu a6000 --family smem --size 1000 --all --json");
+      "  gemmtune space --gpu h100 --family {0} --size 4096\n"
+      "  gemmtune space --gpu t4 --family {0} --params {1} --accepted\n"
+      "  gemmtune space --gpu a6000 --family {0} --size 1000 --all --json",
+      exampleFamily(), exampleFirstParam()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <thread>
 
+#include "FamilyHelp.hpp"
 #include "CliContext.hpp"
 #include "CudaDriver.hpp"
 #include "Database.hpp"
@@ -124,7 +125,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
   sub->add_option("--sizes", a->sizes, "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
       ->capture_default_str();
-  sub->add_option("--families", a->families, "Comma-separated families (default: all: smem, blocktile1d)");
+  sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
   addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
       ->check(CLI::PositiveNumber);
@@ -135,14 +136,15 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--resume", a->resume, "Skip candidates already measured with the same cache key (default)");
   sub->add_flag("--fresh", a->fresh, "Measure everything again, ignoring stored results");
   sub->add_flag("--json", a->json, "Print the summary as JSON");
-  sub->footer(
+  sub->footer(fmt::format(
       "Every candidate ends with one status: ok, rejected:<limit>, compile_error, launch_error,\n"
       "runtime_fault:<code>, timeout, worker_died, wrong_result or pruned:<rule>; only ok can be best.\n"
       "Ctrl-C stops after the candidate in flight; everything measured is kept and the same command resumes.\n\n"
       "Examples:\n"
       "  gemmtune tune --gpu auto --sizes 1024..8192\n"
-      "  gemmtune tune --sizes 1000,4096x1024x512 --families blocktile1d --json\n"
-      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0");
+      "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
+      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0",
+      exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

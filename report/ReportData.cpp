@@ -69,7 +69,7 @@ std::string chooseFamily(const ReportData& d, const std::string& wanted) {
                                   d.dbPath.string()));
     return wanted;
   }
-  if (std::find(d.families.begin(), d.families.end(), "blocktile1d") != d.families.end()) return "blocktile1d";
+  // The family with the most measured rows: the largest space, the most informative heatmap.
   std::map<std::string, size_t> count;
   for (const auto& r : d.rows) ++count[r.family];
   return std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;

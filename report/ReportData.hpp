@@ -21,7 +21,7 @@ namespace gemmtune::report {
 
 struct ReportQuery {
   std::string gpu;     // --gpu selector; empty: the GPU tuned most recently
-  std::string family;  // heatmap family; empty: blocktile1d when measured, else the most measured
+  std::string family;  // heatmap family; empty: the most measured
   std::string size;    // heatmap/scatter size "N" or "MxNxK"; empty: the largest measured
 };
 

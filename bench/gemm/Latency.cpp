@@ -104,7 +104,7 @@ QueryFigures measureQueries(const std::filesystem::path& dbPath, const GpuSpec& 
   const db::ProblemKey problem{s.M, s.N, s.K};
   // Source hashes are computed once per process, as a long-lived application would.
   auto present = serving::presentEnvironment();
-  present.sourceHashOf("smem");
+  present.sourceHashOf(FamilyRegistry::builtin().libraryDefault().family->name);
 
   out.coldOpenP50Us = percentile(timeEach(21, [&] {
                                    db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
