@@ -18,7 +18,7 @@ namespace gemmtune::library {
 std::optional<std::string> cubinProblem(std::string_view cubin);
 
 // The Itanium-mangled entry point NVRTC gives `config`'s kernel, e.g.
-// "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb1EE" followed by the parameter types.
+// "_Z14sgemm_tiled_2dILi64ELi64ELi8ELb1EE" followed by the parameter types.
 std::string manglePrefix(const Config& config);
 
 // Why the stored binary cannot stand for `config` on `gpu` (not a sound ELF, an entry point of

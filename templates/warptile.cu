@@ -31,10 +31,12 @@
 //               loads/stores of C).
 //   GUARDED == true: nothing beyond "both forms". Rows of A past M and columns of B past N are
 //               loaded clamped (they only feed results that are never stored); k past K is
-//               zeroed in both A and B. Global accesses are scalar with bounds checks, except
-//               where float4 is provably safe, decided once per launch (uniform branch): A when
-//               A is 16-byte aligned and lda % 4 == 0 (full k tiles; the k tail stays scalar);
-//               B when B is 16-byte aligned, ldb % 4 == 0 and N % 4 == 0; C likewise with ldc.
+//               zeroed in both A and B. The partial k tile (K % BK != 0) is multiplied first, so
+//               the main loop loads only full k tiles, with no per-element checks. Loads are
+//               float4 where provably safe, decided once per launch (uniform branch): A when A is
+//               16-byte aligned and lda % 4 == 0 (full k tiles; the k tail is scalar); B when B
+//               is 16-byte aligned, ldb % 4 == 0 and N % 4 == 0; C likewise with ldc; scalar
+//               otherwise. C stores are bounds-checked.
 // Threads per block: THREADS. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.
 // Dynamic shared memory: 2 * BK * (BM + 4 + BN) * 4 bytes (above 48 KiB the launcher opts in with
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). No static shared memory.
@@ -93,7 +95,41 @@ __global__ void __launch_bounds__(THREADS)
   const bool bVec = !GUARDED || ((reinterpret_cast<unsigned long long>(B) & 15) == 0 && (ldb & 3) == 0 && (N & 3) == 0);
   const bool cVec = !GUARDED || ((reinterpret_cast<unsigned long long>(C) & 15) == 0 && (ldc & 3) == 0 && (N & 3) == 0);
 
-  auto loadTile = [&](int k0, bool kTail) {
+  // Guarded form: 32-bit offsets (from A, B) of each slot's data in the next full k tile, advanced
+  // by one tile per load. Rows of A past M are clamped to M - 1. Columns of B past N: float4 path,
+  // a group past N is clamped to N - 4; scalar path, columns past N are not loaded (bLast[it] =
+  // columns of the group inside N). Either way they only feed results that are never stored.
+  int aOff[kAIters], bOff[kBIters], bLast[kBIters];
+  if (GUARDED) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * THREADS;
+      const int r = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+      aOff[it] = (kAVec % THREADS == 0 || i < kAVec) ? min(rowBase + r, M - 1) * lda + kq : 0;
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * THREADS;
+      const int k = i / (BN / 4), c = colBase + (i % (BN / 4)) * 4;
+      const bool live = kBVec % THREADS == 0 || i < kBVec;
+      bOff[it] = live ? k * ldb + (aVec && bVec ? min(c, N - 4) : c) : 0;
+      bLast[it] = N - c;
+    }
+  }
+  const int bStep = BK * ldb;
+
+  // Guarded scalar path: a global load predicated in PTX (no branch, which keeps the scalar main
+  // loop's loads ahead of its FFMAs; ptxas sinks a conditional block of loads behind them).
+  auto ldgIf = [](const float* p, bool on) {
+    float v;
+    asm volatile("{\n\t.reg .pred q;\n\t.reg .u64 g;\n\tsetp.ne.b32 q, %2, 0;\n\tcvta.to.global.u64 g, %1;\n\t"
+                 "@q ld.global.nc.f32 %0, [g];\n\t}"
+                 : "=f"(v) : "l"(p), "r"((int)on));
+    return v;
+  };
+  // A full k tile: at k0 (unguarded), at the offsets above (guarded; then advanced). vec: float4
+  // loads (always in the unguarded form); on: the guarded scalar path's load predicate.
+  auto loadFull = [&](int k0, bool vec, bool on = true) {
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
       const int i = tid + it * THREADS;
@@ -102,19 +138,10 @@ __global__ void __launch_bounds__(THREADS)
         if (!GUARDED) {
           ra[it] = *reinterpret_cast<const float4*>(Ag + r * lda + k0 + kq);
         } else {
-          const float* p = A + min(rowBase + r, M - 1) * lda;
-          if (aVec && !kTail) {
-            ra[it] = *reinterpret_cast<const float4*>(p + k0 + kq);
-          } else {
-            float v[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int gk = k0 + kq + j;
-              if (kTail) v[j] = (gk < K) ? p[min(gk, K - 1)] : 0.0f;
-              else v[j] = p[gk];
-            }
-            ra[it] = make_float4(v[0], v[1], v[2], v[3]);
-          }
+          const float* p = A + aOff[it];
+          if (vec) ra[it] = __ldg(reinterpret_cast<const float4*>(p));
+          else ra[it] = make_float4(ldgIf(p, on), ldgIf(p + 1, on), ldgIf(p + 2, on), ldgIf(p + 3, on));
+          aOff[it] += BK;
         }
       }
     }
@@ -125,27 +152,47 @@ __global__ void __launch_bounds__(THREADS)
         const int k = i / (BN / 4), c = (i % (BN / 4)) * 4;
         if (!GUARDED) {
           rb[it] = *reinterpret_cast<const float4*>(Bg + (k0 + k) * ldb + c);
-        } else if (!kTail) {
-          const float* p = B + (k0 + k) * ldb;
-          if (bVec) {
-            rb[it] = *reinterpret_cast<const float4*>(p + min(colBase + c, N - 4));
-          } else {
-            float v[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) v[j] = p[min(colBase + c + j, N - 1)];
-            rb[it] = make_float4(v[0], v[1], v[2], v[3]);
-          }
         } else {
-          const int gk = k0 + k;
-          const float* p = B + min(gk, K - 1) * ldb;
-          float v[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const float x = p[min(colBase + c + j, N - 1)];
-            v[j] = gk < K ? x : 0.0f;
-          }
-          rb[it] = make_float4(v[0], v[1], v[2], v[3]);
+          const float* p = B + bOff[it];
+          if (vec) rb[it] = __ldg(reinterpret_cast<const float4*>(p));
+          else rb[it] = make_float4(ldgIf(p, on && 0 < bLast[it]), ldgIf(p + 1, on && 1 < bLast[it]),
+                                    ldgIf(p + 2, on && 2 < bLast[it]), ldgIf(p + 3, on && 3 < bLast[it]));
+          bOff[it] += bStep;
         }
+      }
+    }
+  };
+  // Guarded form only: the partial k tile at k0 (k0 < K < k0 + BK); k past K is zeroed in A and B.
+  auto loadTail = [&](int k0) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kAVec % THREADS == 0 || i < kAVec) {
+        const int r = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+        const float* p = A + min(rowBase + r, M - 1) * lda;
+        float v[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const int gk = k0 + kq + j;
+          v[j] = (gk < K) ? p[min(gk, K - 1)] : 0.0f;
+        }
+        ra[it] = make_float4(v[0], v[1], v[2], v[3]);
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * THREADS;
+      if (kBVec % THREADS == 0 || i < kBVec) {
+        const int k = i / (BN / 4), c = (i % (BN / 4)) * 4;
+        const int gk = k0 + k;
+        const float* p = B + min(gk, K - 1) * ldb;
+        float v[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float x = p[min(colBase + c + j, N - 1)];
+          v[j] = gk < K ? x : 0.0f;
+        }
+        rb[it] = make_float4(v[0], v[1], v[2], v[3]);
       }
     }
   };
@@ -183,18 +230,25 @@ __global__ void __launch_bounds__(THREADS)
   const int aFrag = warpRow * WM + tRow * TM;
   const int bFrag = BK * kSA + warpCol * WN + tCol * TN;
 
-  const int nTiles = GUARDED ? (K + BK - 1) / BK : K / BK;
-  loadTile(0, GUARDED && BK > K);
+  // Tile order: the guarded form's k tail (if K % BK != 0) first, then the full tiles 0, BK, ...,
+  // so the main loop only ever prefetches full tiles.
+  const int nFull = K / BK;
+  const bool hasTail = GUARDED && nFull * BK < K;
+  const int nTiles = nFull + (hasTail ? 1 : 0);
+  const bool vec = !GUARDED || (aVec && bVec);
+  if (hasTail) loadTail(nFull * BK);
+  else if (!GUARDED || vec) loadFull(0, true);
+  else loadFull(0, false);
   storeTile(smem);
   __syncthreads();
 
+  // Main loop: tile t is multiplied while tile t + 1 is fetched into registers (float4 loads).
+  // The guarded form runs it when vec, else the copy below with scalar loads.
+  if (!GUARDED || vec) {
   for (int t = 0; t < nTiles; ++t) {
     const float* cur = smem + (t & 1) * kStage;
     const bool more = t + 1 < nTiles;
-    if (more) {
-      const int k1 = (t + 1) * BK;
-      loadTile(k1, GUARDED && k1 + BK > K);
-    }
+    if (more) loadFull((t + 1) * BK, true);  // k0 is used by the unguarded form only (no tail there)
 
     float fa[2][WMITER * TM], fb[2][WNITER * TN];
     auto loadFrag = [&](int k, float* a, float* b) {
@@ -227,6 +281,47 @@ __global__ void __launch_bounds__(THREADS)
 
     if (more) storeTile(smem + ((t + 1) & 1) * kStage);
     __syncthreads();
+  }
+  } else {
+  // Guarded form, scalar loads: the same loop (kept as a separate copy of the text, so that the
+  // float4 loop above compiles exactly as in the unguarded form), loads predicated (see ldgIf).
+  for (int t = 0; t < nTiles; ++t) {
+    const float* cur = smem + (t & 1) * kStage;
+    const bool more = t + 1 < nTiles;
+    loadFull(0, false, more);
+
+    float fa[2][WMITER * TM], fb[2][WNITER * TN];
+    auto loadFrag = [&](int k, float* a, float* b) {
+      const float* as = cur + aFrag + k * kSA;
+      const float* bs = cur + bFrag + k * BN;
+#pragma unroll
+      for (int wi = 0; wi < WMITER; ++wi)
+#pragma unroll
+        for (int m = 0; m < TM; m += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(as + wi * WSUBM + m);
+          a[wi * TM + m] = v.x; a[wi * TM + m + 1] = v.y; a[wi * TM + m + 2] = v.z; a[wi * TM + m + 3] = v.w;
+        }
+#pragma unroll
+      for (int wj = 0; wj < WNITER; ++wj)
+#pragma unroll
+        for (int n = 0; n < TN; n += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(bs + wj * WSUBN + n);
+          b[wj * TN + n] = v.x; b[wj * TN + n + 1] = v.y; b[wj * TN + n + 2] = v.z; b[wj * TN + n + 3] = v.w;
+        }
+    };
+    loadFrag(0, fa[0], fb[0]);
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      if (k + 1 < BK) loadFrag(k + 1, fa[(k + 1) & 1], fb[(k + 1) & 1]);
+#pragma unroll
+      for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += fa[k & 1][i] * fb[k & 1][j];
+    }
+
+    if (more) storeTile(smem + ((t + 1) & 1) * kStage);
+    __syncthreads();
+  }
   }
 
   // ---- epilogue ----

@@ -1,5 +1,7 @@
 #include "TuneReport.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace gemmtune {
@@ -26,14 +28,21 @@ std::string formatTuneTable(const std::vector<GpuOutcome>& outcomes) {
       out += fmt::format("\nsize {}  cuBLAS {}  ({} timed, {} resumed)\n", s.shape.str(),
                          s.cublasMs ? fmt::format("{:.1f} TFLOP/s", tflops(s.shape, *s.cublasMs)) : "n/a", s.timed,
                          s.resumed);
-      out += fmt::format("  {:<12} {:<40} {:>8} {:>9} {:>11}  {}\n", "family", "best", "TFLOP/s", "% cuBLAS",
-                         "vs classic", "candidates");
+      // Columns as wide as their longest entry: instance names grow with a family's parameters.
+      size_t familyWidth = 6, bestWidth = 4;
+      for (const auto& f : s.families) {
+        familyWidth = std::max(familyWidth, f.family.size());
+        bestWidth = std::max(bestWidth, f.bestInstance.size() + 1);
+      }
+      out += fmt::format("  {:<{}} {:<{}} {:>8} {:>9} {:>11}  {}\n", "family", familyWidth, "best", bestWidth, "TFLOP/s",
+                         "% cuBLAS", "vs classic", "candidates");
       for (const auto& f : s.families) {
         std::string best = f.bestInstance.empty() ? "(none ok)" : f.bestInstance + (f.bestPartial ? "*" : "");
         std::string tf = f.bestInstance.empty() ? "-" : fmt::format("{:.1f}", tflops(s.shape, f.bestMs));
         std::string pct = (s.cublasMs && !f.bestInstance.empty()) ? fmt::format("{:.0f} %", 100 * *s.cublasMs / f.bestMs) : "-";
         std::string vs = (f.classicMs && !f.bestInstance.empty()) ? fmt::format("{:.2f}x", *f.classicMs / f.bestMs) : "-";
-        out += fmt::format("  {:<12} {:<40} {:>8} {:>9} {:>11}  {}\n", f.family, best, tf, pct, vs, counts(f));
+        out += fmt::format("  {:<{}} {:<{}} {:>8} {:>9} {:>11}  {}\n", f.family, familyWidth, best, bestWidth, tf, pct,
+                           vs, counts(f));
       }
     }
     out += "\n";
