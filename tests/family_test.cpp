@@ -13,14 +13,14 @@ const FamilyRegistry& reg() { return FamilyRegistry::builtin(); }
 }  // namespace
 
 TEST(Family, RegistryListsEveryFamilyOnceInOrder) {
-  EXPECT_EQ(reg().choices(), "smem, blocktile1d, warptile");
+  EXPECT_EQ(reg().choices(), "smem, blocktile1d, blocktile2d, warptile");
   EXPECT_NE(reg().find("smem"), nullptr);
   EXPECT_EQ(reg().find("nope"), nullptr);
   try {
     reg().get("nope");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, warptile)");
+    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, blocktile2d, warptile)");
   }
 }
 

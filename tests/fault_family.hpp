@@ -17,7 +17,7 @@ inline Family faultFamily() {
   f.templateFile = "fault_kernels.cu";
   f.kernelName = "sgemm_fault";
   f.description = "naive SGEMM that faults on purpose (tests only)";
-  f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7}, "which fault (see the template)"}};
+  f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "which fault (see the template)"}};
   f.classic = std::vector<int>{0};  // the healthy mode: a tuning run times the classic config first
   f.threadsPerBlock = [](const Config&) { return 256; };
   f.dynamicSmemBytes = [](const Config&) { return 0; };
@@ -30,9 +30,12 @@ struct FaultExpectation {
   int mode;
   std::vector<std::string> statuses;  // any of these (the trap's code differs between drivers)
   bool restartsWorker;                // a sticky fault or a hang costs the worker
+  // Caught by the canaries around C: every element of C may be right (max error 0), and the
+  // detail must name where the stray write landed ("" for the other modes).
+  std::string outsideC = "";
 };
 
-// Every faulty mode (1..7; mode 0 is healthy).
+// Every faulty mode (1..12; mode 0 is healthy).
 inline const std::vector<FaultExpectation>& faultExpectations() {
   static const std::vector<FaultExpectation> cases = {
       {1, {"runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS"}, true},
@@ -45,6 +48,11 @@ inline const std::vector<FaultExpectation>& faultExpectations() {
       {5, {"wrong_result"}, false},
       {6, {"wrong_result"}, false},
       {7, {"wrong_result"}, false},
+      {8, {"wrong_result"}, false},
+      {9, {"wrong_result"}, false},
+      {10, {"wrong_result"}, false},
+      {11, {"wrong_result"}, false, "padding column"},
+      {12, {"wrong_result"}, false, "before C"},
   };
   return cases;
 }

@@ -1,5 +1,6 @@
 // Test-only kernel template (family "fault"): a correct naive SGEMM that misbehaves on purpose,
-// one way per MODE, so the worker's fault handling can be tested. Never part of the product.
+// one way per MODE, so the worker's fault handling and verification can be tested. Never part of
+// the product.
 //
 // | MODE | behaviour                                  | expected status                         |
 // |------|--------------------------------------------|-----------------------------------------|
@@ -11,6 +12,12 @@
 // | 5    | drops the last K tile of 8                 | wrong_result                            |
 // | 6    | NaN in one element                         | wrong_result                            |
 // | 7    | writes nothing                             | wrong_result                            |
+// | 8    | ignores alpha (computes with alpha = 1)    | wrong_result (random normal check, alpha 0.5) |
+// | 9    | ignores beta (never reads C)               | wrong_result (beta = 2 check)           |
+// | 10   | reads C even when beta == 0                | wrong_result (C holds NaN there)        |
+// | 11   | also stores row M/2's last element one column further (C[row, N]) | wrong_result (padding canary; packed, it may race the next row's owner) |
+// | 12   | also stores element (0, 0) one element before C | wrong_result (front guard canary) |
+// Modes 11 and 12 stay inside C's allocation: they are caught by the canaries, never as a fault.
 // Launch: block 256 (16 x 16 as one dimension), grid (ceil(N / 16), ceil(M / 16)), no smem.
 
 template <int MODE, bool GUARDED>
@@ -32,7 +39,16 @@ __global__ void __launch_bounds__(256)
   float acc = 0.0f;
   for (int k = 0; k < kEnd; ++k) acc += A[(long long)row * lda + k] * B[(long long)k * ldb + col];
   float* c = C + (long long)row * ldc + col;
-  float out = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+  const float a = MODE == 8 ? 1.0f : alpha;
+  float out;
+  if (MODE == 9)
+    out = a * acc;
+  else if (MODE == 10 || beta != 0.0f)
+    out = a * acc + beta * *c;
+  else
+    out = a * acc;
   if (MODE == 6 && row == M / 2 && col == N / 3) out = __int_as_float(0x7fc00000);
   *c = out;
+  if (MODE == 11 && row == M / 2 && col == N - 1) c[1] = out;
+  if (MODE == 12 && row == 0 && col == 0) C[-1] = out;
 }

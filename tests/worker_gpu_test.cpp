@@ -1,6 +1,6 @@
 // The GPU worker on a real GPU (label gpu; skipped without a driver): verification of real
-// templates at odd sizes, timing sanity against cuBLAS, early stop, and the fault family — every
-// fault gets its status and a healthy kernel measures ok right after each one.
+// templates at odd sizes and in the padded layout, timing sanity against cuBLAS, early stop, and
+// the fault family — every fault gets its status and a healthy kernel measures ok right after each one.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +12,7 @@
 #include "NvrtcCompiler.hpp"
 #include "WorkerClient.hpp"
 #include "fault_family.hpp"
+#include "worker/ProblemLayout.hpp"
 
 using namespace gemmtune;
 using gemmtune::test::faultFamily;
@@ -40,9 +41,12 @@ CandidateRequest requestFor(const Config& config, const CompileResult& r, const 
   req.cubin = r.cubin;
   req.loweredNames = r.loweredNames;
   req.plan = planLaunch(config, GemmProblem::packed(p.M, p.N, p.K));
+  for (const GemmProblem& layout : ProblemLayout::checkProblems(p)) req.checkLayouts.push_back({layout, planLaunch(config, layout)});
   req.timing = timing;
   return req;
 }
+
+bool padded(const CheckLayout& l) { return l.problem.ldc != l.problem.n; }
 
 class WorkerGpu : public ::testing::Test {
  protected:
@@ -89,6 +93,41 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
   EXPECT_EQ(client_->restarts(), 0);
 }
 
+TEST_F(WorkerGpu, Float4FormsRunThePaddedLayoutToo) {
+  // The classic warp-tiling configuration, unguarded: float4 loads and stores. The padded layout
+  // pads by multiples of 4 floats and offsets by 16 bytes so that its plan stays runnable.
+  const Family* warptile = FamilyRegistry::builtin().find("warptile");
+  ASSERT_NE(warptile, nullptr);
+  Config c = *FamilyRegistry::classic(*warptile);
+  c.guarded = false;
+  Problem p{512, 512, 512};
+  client_->setProblem(p);
+  CompileResult compiled = compiler_.compile(c, arch_);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  CandidateRequest req = requestFor(c, compiled, p, quickTiming());
+  req.time = false;
+  for (const CheckLayout& l : req.checkLayouts) EXPECT_TRUE(l.plan.runnable()) << l.problem.text() << ": " << l.plan.refusal;
+  auto r = client_->run(req, 60);
+  EXPECT_EQ(r.status, "ok") << r.detail;
+  EXPECT_EQ(r.detail, "") << "no layout may be skipped";
+}
+
+TEST_F(WorkerGpu, ARefusedLayoutIsSkippedAndSaidNeverFailed) {
+  Problem p{64, 64, 64};
+  client_->setProblem(p);
+  CandidateRequest req = builtin("smem_bs16", p, false);
+  for (CheckLayout& l : req.checkLayouts)
+    if (padded(l)) l.plan = LaunchPlan::refused("test refusal");
+  auto r = client_->run(req, 30);
+  EXPECT_EQ(r.status, "ok") << r.detail;
+  EXPECT_NE(r.detail.find("padded layout not checked: test refusal"), std::string::npos) << r.detail;
+
+  // Nothing verified is no pass.
+  for (CheckLayout& l : req.checkLayouts) l.plan = LaunchPlan::refused("test refusal");
+  EXPECT_EQ(client_->run(req, 30).status, "launch_error");
+  EXPECT_EQ(client_->restarts(), 0);
+}
+
 TEST_F(WorkerGpu, LargeProblemVerifiesQuickly) {
   Problem p{8192, 8192, 8192};
   client_->setProblem(p);
@@ -97,7 +136,8 @@ TEST_F(WorkerGpu, LargeProblemVerifiesQuickly) {
   auto r = client_->run(req, 120);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.status, "ok") << r.detail;
-  // Three launches of ~65 ms plus the checks; the checks themselves must not dominate.
+  // Six launches (three checks, packed and padded) of ~65 ms plus the checks; the checks
+  // themselves must not dominate.
   EXPECT_LT(s, 2.0);
 }
 
@@ -147,6 +187,7 @@ TEST_F(WorkerGpu, OversizedBlockIsALaunchErrorWithoutRestart) {
   client_->setProblem(p);
   CandidateRequest req = builtin("smem_bs16", p, false);
   req.plan.launches.at(0).block = {2048, 1, 1};
+  for (CheckLayout& l : req.checkLayouts) l.plan.launches.at(0).block = {2048, 1, 1};
   auto r = client_->run(req, 30);
   EXPECT_EQ(r.status, "launch_error") << r.detail;
   EXPECT_EQ(client_->restarts(), 0);
@@ -165,8 +206,13 @@ TEST_F(WorkerGpu, EveryFaultGetsItsStatusAndAHealthyKernelStillMeasures) {
     EXPECT_TRUE(test::statusExpected(c, r.status)) << "mode " << c.mode << ": " << r.status << " " << r.detail;
     restarts += c.restartsWorker;
     if (r.status == "wrong_result") {
-      EXPECT_GT(r.maxError, 1.0) << "mode " << c.mode;
       EXPECT_FALSE(r.detail.empty());
+      if (c.outsideC.empty()) {
+        EXPECT_GT(r.maxError, 1.0) << "mode " << c.mode;
+      } else {
+        EXPECT_NE(r.detail.find("wrote outside C"), std::string::npos) << "mode " << c.mode << ": " << r.detail;
+        EXPECT_NE(r.detail.find(c.outsideC), std::string::npos) << "mode " << c.mode << ": " << r.detail;
+      }
     }
     auto after = client_->run(healthy, deadline);
     EXPECT_EQ(after.status, "ok") << "healthy kernel after mode " << c.mode << ": " << after.detail;

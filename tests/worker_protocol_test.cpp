@@ -36,6 +36,9 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   KernelLaunch second{1, {4, 1, 1}, {128, 1, 1}, 0, {KernelArg::Workspace, KernelArg::C, KernelArg::Beta}};
   r.plan.launches = {main, second};
   r.plan.workspaceBytes = 1 << 20;
+  GemmProblem padded = GemmProblem::packed(1000, 1000, 1000);
+  padded.lda = 1004, padded.ldc = 1012, padded.alignB = 4, padded.betaZero = false;
+  r.checkLayouts = {{GemmProblem::packed(1000, 1000, 1000), r.plan}, {padded, LaunchPlan::refused("no")}};
   r.verify = false;
   r.timing.bestSoFarMs = 1.25;
   r.timing.minReps = 7;
@@ -53,6 +56,16 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   EXPECT_EQ(got.plan.launches[1].args, second.args);
   EXPECT_EQ(got.plan.workspaceBytes, 1 << 20);
   EXPECT_TRUE(got.plan.runnable());
+  ASSERT_EQ(got.checkLayouts.size(), 2u);
+  EXPECT_EQ(got.checkLayouts[0].plan.launches.size(), 2u);
+  EXPECT_EQ(got.checkLayouts[0].problem.ldb, 1000);
+  const GemmProblem& back1 = got.checkLayouts[1].problem;
+  EXPECT_EQ(back1.lda, 1004);
+  EXPECT_EQ(back1.ldc, 1012);
+  EXPECT_EQ(back1.alignB, 4);
+  EXPECT_EQ(back1.alignC, 16);
+  EXPECT_FALSE(back1.betaZero);
+  EXPECT_EQ(got.checkLayouts[1].plan.refusal, "no");
   EXPECT_FALSE(got.verify);
   EXPECT_TRUE(got.time);
   EXPECT_EQ(got.timing.bestSoFarMs, 1.25);
@@ -109,7 +122,38 @@ TEST(ProblemLayout, RotationCopiesExceedTwiceL2AndStopWhenLarge) {
   EXPECT_EQ(ProblemLayout::of({8192, 8192, 8192}, l2).rotationCopies, 1);
   EXPECT_EQ(ProblemLayout::of({17, 33, 7}, l2).rotationCopies, ProblemLayout::kMaxRotationCopies);
   auto big = ProblemLayout::of({8192, 8192, 8192}, l2);
-  EXPECT_EQ(big.deviceBytes, 13ull * 8192 * 8192 * 4);
+  // Thirteen packed operands, then the packed layout's guarded C and the padded layout's A, B and
+  // guarded C (pads 4, 8, 12 floats; 16-byte offsets; 256 canaries on each side of C).
+  const std::uint64_t n = 8192, guards = 2 * ProblemLayout::kGuardElems;
+  EXPECT_EQ(big.deviceBytes, 4 * (13 * n * n + (n * n + guards) + (n * (n + 4) + 4) + (n * (n + 8) + 4) +
+                                  (n * (n + 12) + 4 + guards)));
+}
+
+TEST(ProblemLayout, CheckProblemsPadByFloat4sAndKeep16ByteAlignment) {
+  const Problem p{1000, 1001, 1002};
+  auto all = ProblemLayout::checkProblems(p);
+  ASSERT_EQ(all.size(), 4u);  // packed and padded, each with beta zero and not
+  int paddedCount = 0;
+  for (const GemmProblem& g : all) {
+    EXPECT_EQ(g.m, 1000);
+    EXPECT_EQ(g.n, 1001);
+    EXPECT_EQ(g.k, 1002);
+    EXPECT_EQ((g.lda - g.k) % 4, 0);
+    EXPECT_EQ((g.ldb - g.n) % 4, 0);
+    EXPECT_EQ((g.ldc - g.n) % 4, 0);
+    EXPECT_EQ(g.alignA, 16);
+    EXPECT_EQ(g.alignB, 16);
+    EXPECT_EQ(g.alignC, 16);
+    if (g.lda > g.k && g.ldb > g.n && g.ldc > g.n) ++paddedCount;
+  }
+  EXPECT_EQ(paddedCount, 2);
+  EXPECT_TRUE(all[0].betaZero);
+  EXPECT_FALSE(all[1].betaZero);
+  // Distinct pads: a kernel that uses one leading dimension for another cannot pass.
+  const GemmProblem padded = ProblemLayout::checkProblem(p, kCheckGeometries[1], true);
+  EXPECT_NE(padded.lda - padded.k, padded.ldb - padded.n);
+  EXPECT_NE(padded.ldb - padded.n, padded.ldc - padded.n);
+  EXPECT_EQ(ProblemLayout::guardedCElems(p, kCheckGeometries[0]), 1000 * 1001 + 2 * ProblemLayout::kGuardElems);
 }
 
 TEST(ProblemLayout, IntegerRangeKeepsSumsExact) {
@@ -154,6 +198,7 @@ TEST(HelperKernels, CompileForHopperWithEveryEntryPoint) {
   CompileResult r = NvrtcCompiler::compile(HelperKernels::source(), HelperKernels::anchorKernel(), "sm_90");
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.loweredName, "gt_compare");
-  for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_constant", "gt_abs_copy", "gt_compare", "gt_canary_sgemm"})
+  for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_bits", "gt_copy_rows", "gt_abs_copy", "gt_compare",
+                        "gt_scan_guards", "gt_canary_sgemm"})
     EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
 }

@@ -34,12 +34,21 @@ struct TimingPolicy {
   double bestSoFarMs = 0;       // 0: no best yet
 };
 
+// One memory layout a verification check launches in (ProblemLayout::checkProblems: packed or
+// padded, beta zero or not) and the candidate's plan for it. The worker has no family registry,
+// so the parent plans every layout; a refused plan skips the checks of that layout.
+struct CheckLayout {
+  GemmProblem problem;
+  LaunchPlan plan;
+};
+
 // One candidate to load, verify and time.
 struct CandidateRequest {
   std::string instance;         // canonical name (for logs)
   std::string cubin;            // ELF bytes from NVRTC
   std::vector<std::string> loweredNames;  // entry points in the cubin: kernel i of the plan
-  LaunchPlan plan;              // for the problem as the worker lays it out (GemmProblem::packed)
+  LaunchPlan plan;              // timing: the problem as the worker lays it out (GemmProblem::packed)
+  std::vector<CheckLayout> checkLayouts;  // verification: one per ProblemLayout::checkProblems entry
   bool verify = true;
   bool time = true;
   TimingPolicy timing;

@@ -41,27 +41,27 @@ void checkGeometry(CUdevice d, Dim3 grid, Dim3 block) {
 
 }  // namespace
 
-CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, LaunchPlan plan,
-                                 CUdevice device)
-    : plan_(std::move(plan)) {
-  if (!plan_.runnable()) throw LaunchRefused(CUDA_SUCCESS, "the plan refuses this problem: " + plan_.refusal);
-  if (plan_.workspaceBytes > 0) throw LaunchRefused(CUDA_SUCCESS, "plans with a workspace are not timed yet");
+CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, CUdevice device)
+    : kernelCount_(loweredNames.size()), device_(device) {
   if (cubin.empty()) throw LaunchRefused(CUDA_SUCCESS, "empty cubin");
-  const int optin = devAttr(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  for (const KernelLaunch& l : plan_.launches) {
-    checkGeometry(device, l.grid, l.block);
-    if (l.dynamicSmemBytes < 0 || l.dynamicSmemBytes > optin)
-      throw LaunchRefused(CUDA_SUCCESS, fmt::format("{} B dynamic shared memory: the GPU allows at most {} B per block",
-                                                    l.dynamicSmemBytes, optin));
-    if (l.kernel < 0 || static_cast<size_t>(l.kernel) >= loweredNames.size())
-      throw LaunchRefused(CUDA_SUCCESS, fmt::format("the plan launches kernel {} of {}", l.kernel, loweredNames.size()));
-  }
   try {
     kernel_ = std::make_unique<LoadedKernel>(cubin, loweredNames);
   } catch (const CudaError& e) {
     throw LaunchRefused(e.result, fmt::format("loading {}: {}", loweredNames.empty() ? "" : loweredNames[0], e.what()));
   }
-  for (const KernelLaunch& l : plan_.launches) {
+}
+
+void CandidateKernel::admit(const LaunchPlan& plan) const {
+  if (!plan.runnable()) throw LaunchRefused(CUDA_SUCCESS, "the plan refuses this problem: " + plan.refusal);
+  if (plan.workspaceBytes > 0) throw LaunchRefused(CUDA_SUCCESS, "plans with a workspace are not timed yet");
+  const int optin = devAttr(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  for (const KernelLaunch& l : plan.launches) {
+    checkGeometry(device_, l.grid, l.block);
+    if (l.dynamicSmemBytes < 0 || l.dynamicSmemBytes > optin)
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("{} B dynamic shared memory: the GPU allows at most {} B per block",
+                                                    l.dynamicSmemBytes, optin));
+    if (l.kernel < 0 || static_cast<size_t>(l.kernel) >= kernelCount_)
+      throw LaunchRefused(CUDA_SUCCESS, fmt::format("the plan launches kernel {} of {}", l.kernel, kernelCount_));
     const auto k = static_cast<size_t>(l.kernel);
     const long long threads = static_cast<long long>(l.block.x) * l.block.y * l.block.z;
     const int maxThreads = funcAttr(*kernel_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k);
@@ -75,9 +75,9 @@ CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std
   }
 }
 
-void CandidateKernel::launch(CUstream stream, const SgemmArgs& a) const {
+void CandidateKernel::launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) const {
   const auto& cu = CudaDriver::get();
-  if (CUresult r = kernel_->run(plan_, a, stream); r != CUDA_SUCCESS)
+  if (CUresult r = kernel_->run(plan, a, stream); r != CUDA_SUCCESS)
     throw LaunchRefused(r, fmt::format("cuLaunchKernel: {}", cu.describe(r)));
 }
 

@@ -1,6 +1,7 @@
-// CandidateKernel: one candidate's cubin loaded (a LoadedKernel) with the launch plan it runs,
-// every launch of the plan checked against the GPU's and the kernel's limits before the first
-// run — decided from attributes and error codes, never from message text.
+// CandidateKernel: one candidate's cubin loaded (a LoadedKernel), and the launch plans it runs
+// (timing's and each verification layout's), every launch of a plan checked against the GPU's and
+// the kernel's limits before the plan's first run — decided from attributes and error codes,
+// never from message text.
 #pragma once
 
 #include <cuda.h>
@@ -26,16 +27,18 @@ struct LaunchRefused : std::runtime_error {
 class CandidateKernel {
  public:
   // Throws LaunchRefused.
-  CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, LaunchPlan plan,
-                  CUdevice device);
+  CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, CUdevice device);
 
-  // Enqueues the plan's launches for `a`. Throws LaunchRefused when the driver refuses one
-  // (which may also be a sticky error of an earlier launch surfacing).
-  void launch(CUstream stream, const SgemmArgs& a) const;
+  // Throws LaunchRefused when `plan` refuses its problem or a launch of it exceeds a limit.
+  void admit(const LaunchPlan& plan) const;
+  // Enqueues the launches of `plan` (admitted before) for `a`. Throws LaunchRefused when the
+  // driver refuses one (which may also be a sticky error of an earlier launch surfacing).
+  void launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) const;
 
  private:
   std::unique_ptr<LoadedKernel> kernel_;
-  LaunchPlan plan_;
+  std::size_t kernelCount_;
+  CUdevice device_;
 };
 
 }  // namespace gemmtune

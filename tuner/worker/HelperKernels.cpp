@@ -47,8 +47,19 @@ extern "C" __global__ void gt_fill_normal(float* p, long long n, unsigned seed) 
   }
 }
 
-extern "C" __global__ void gt_fill_constant(float* p, long long n, float v) {
-  for (long long i = firstIndex(); i < n; i += stride()) p[i] = v;
+// Element i of a rows x cols matrix whose rows lie ld apart (i = row * cols + col).
+__device__ __forceinline__ long long at(long long i, long long cols, long long ld) {
+  return ld == cols ? i : i / cols * ld + i % cols;
+}
+
+extern "C" __global__ void gt_fill_bits(unsigned* p, long long rows, long long cols, long long ld, unsigned bits) {
+  const long long n = rows * cols;
+  for (long long i = firstIndex(); i < n; i += stride()) p[at(i, cols, ld)] = bits;
+}
+
+extern "C" __global__ void gt_copy_rows(const float* src, float* dst, long long rows, long long cols, long long ld) {
+  const long long n = rows * cols;
+  for (long long i = firstIndex(); i < n; i += stride()) dst[at(i, cols, ld)] = src[i];
 }
 
 extern "C" __global__ void gt_abs_copy(const float* src, float* dst, long long n) {
@@ -56,13 +67,30 @@ extern "C" __global__ void gt_abs_copy(const float* src, float* dst, long long n
 }
 
 // stats: [0] bad count, [1] non-finite count, [2] max ratio (float bits; ratios are >= 0, so
-// integer order is float order), [3] first bad index.
-extern "C" __global__ void gt_compare(const float* C, const float* ref, const float* absAB, long long n,
-                                      float tolScale, int exact, u64* stats) {
+// integer order is float order), [3] first bad index. Each warp adds its share once.
+__device__ void publish(u64 bad, u64 nonFinite, unsigned maxBits, u64 first, u64* stats) {
+  for (int off = 16; off > 0; off >>= 1) {
+    bad += __shfl_down_sync(0xffffffffu, bad, off);
+    nonFinite += __shfl_down_sync(0xffffffffu, nonFinite, off);
+    first = min(first, (u64)__shfl_down_sync(0xffffffffu, first, off));
+    maxBits = max(maxBits, __shfl_down_sync(0xffffffffu, maxBits, off));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (bad) atomicAdd(&stats[0], bad);
+    if (nonFinite) atomicAdd(&stats[1], nonFinite);
+    atomicMax(&stats[2], (u64)maxBits);
+    if (first != ~0ull) atomicMin(&stats[3], first);
+  }
+}
+
+// C is rows x cols with leading dimension ldc; ref and absAB are packed.
+extern "C" __global__ void gt_compare(const float* C, long long rows, long long cols, long long ldc, const float* ref,
+                                      const float* absAB, float tolScale, int exact, u64* stats) {
+  const long long n = rows * cols;
   u64 bad = 0, nonFinite = 0, first = ~0ull;
   unsigned maxBits = 0;
   for (long long i = firstIndex(); i < n; i += stride()) {
-    float c = C[i], r = ref[i];
+    float c = C[at(i, cols, ldc)], r = ref[i];
     bool finite = isfinite(c);
     float ratio;
     if (!finite) {
@@ -80,18 +108,23 @@ extern "C" __global__ void gt_compare(const float* C, const float* ref, const fl
     }
     maxBits = max(maxBits, __float_as_uint(ratio));
   }
-  for (int off = 16; off > 0; off >>= 1) {
-    bad += __shfl_down_sync(0xffffffffu, bad, off);
-    nonFinite += __shfl_down_sync(0xffffffffu, nonFinite, off);
-    first = min(first, (u64)__shfl_down_sync(0xffffffffu, first, off));
-    maxBits = max(maxBits, __shfl_down_sync(0xffffffffu, maxBits, off));
+  publish(bad, nonFinite, maxBits, first, stats);
+}
+
+// Counts the words of an allocation outside C (before it, after its rows, in padding columns)
+// that no longer hold the canary. C starts `front` words in: rows x cols, rows ld apart.
+extern "C" __global__ void gt_scan_guards(const unsigned* p, long long n, long long front, long long rows,
+                                          long long cols, long long ld, unsigned canary, u64* stats) {
+  u64 changed = 0, first = ~0ull;
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    const long long j = i - front;
+    const bool insideC = j >= 0 && j < rows * ld && j % ld < cols;
+    if (!insideC && p[i] != canary) {
+      ++changed;
+      if ((u64)i < first) first = (u64)i;
+    }
   }
-  if ((threadIdx.x & 31) == 0) {
-    if (bad) atomicAdd(&stats[0], bad);
-    if (nonFinite) atomicAdd(&stats[1], nonFinite);
-    atomicMax(&stats[2], (u64)maxBits);
-    if (first != ~0ull) atomicMin(&stats[3], first);
-  }
+  publish(changed, 0, 0, first, stats);
 }
 
 // One result per thread, no tiling: too simple to be wrong. Block 16x16, grid over N and M.
@@ -122,8 +155,9 @@ HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCou
     const char* name;
   };
   for (auto [fn, name] : {Entry{&fillInt_, "gt_fill_int"}, Entry{&fillNormal_, "gt_fill_normal"},
-                          Entry{&fillConstant_, "gt_fill_constant"}, Entry{&absCopy_, "gt_abs_copy"},
-                          Entry{&compare_, "gt_compare"}, Entry{&canary_, "gt_canary_sgemm"}}) {
+                          Entry{&fillBits_, "gt_fill_bits"}, Entry{&copyRows_, "gt_copy_rows"},
+                          Entry{&absCopy_, "gt_abs_copy"}, Entry{&compare_, "gt_compare"},
+                          Entry{&scanGuards_, "gt_scan_guards"}, Entry{&canary_, "gt_canary_sgemm"}}) {
     if (CUresult e = cu.cuModuleGetFunction(fn, module_, name); e != CUDA_SUCCESS) {
       cu.cuModuleUnload(module_);
       cu.check(e, name);
@@ -155,8 +189,21 @@ void HelperKernels::fillNormal(CUdeviceptr p, long long n, std::uint32_t seed) c
 }
 
 void HelperKernels::fillConstant(CUdeviceptr p, long long n, float value) const {
-  void* args[] = {&p, &n, &value};
-  launch(fillConstant_, n, args);
+  fillBits(DeviceMatrix::vector(p, n), std::bit_cast<std::uint32_t>(value));
+}
+
+void HelperKernels::fillBits(const DeviceMatrix& m, std::uint32_t bits) const {
+  CUdeviceptr p = m.ptr;
+  long long rows = m.rows, cols = m.cols, ld = m.ld;
+  void* args[] = {&p, &rows, &cols, &ld, &bits};
+  launch(fillBits_, m.elems(), args);
+}
+
+void HelperKernels::copyInto(CUdeviceptr src, const DeviceMatrix& dst) const {
+  CUdeviceptr d = dst.ptr;
+  long long rows = dst.rows, cols = dst.cols, ld = dst.ld;
+  void* args[] = {&src, &d, &rows, &cols, &ld};
+  launch(copyRows_, dst.elems(), args);
 }
 
 void HelperKernels::absCopy(CUdeviceptr src, CUdeviceptr dst, long long n) const {
@@ -164,24 +211,38 @@ void HelperKernels::absCopy(CUdeviceptr src, CUdeviceptr dst, long long n) const
   launch(absCopy_, n, args);
 }
 
-CompareStats HelperKernels::compare(CUdeviceptr C, CUdeviceptr ref, CUdeviceptr absAB, long long n, float tolScale,
-                                    bool exact) const {
+std::array<std::uint64_t, 4> HelperKernels::runStats(CUfunction f, long long n, void** args) const {
   const auto& cu = CudaDriver::get();
-  std::uint64_t init[4] = {0, 0, 0, ~0ull};
-  cu.check(cu.cuMemcpyHtoD(stats_.ptr(), init, sizeof init), "resetting the checker");
-  CUdeviceptr stats = stats_.ptr();
-  int exactFlag = exact ? 1 : 0;
-  void* args[] = {&C, &ref, &absAB, &n, &tolScale, &exactFlag, &stats};
-  launch(compare_, n, args);
-  std::uint64_t out[4];
+  std::array<std::uint64_t, 4> out = {0, 0, 0, ~0ull};
+  cu.check(cu.cuMemcpyHtoD(stats_.ptr(), out.data(), sizeof out), "resetting the checker");
+  launch(f, n, args);
   cu.check(cu.cuStreamSynchronize(stream_), "running the checker");
-  cu.check(cu.cuMemcpyDtoH(out, stats_.ptr(), sizeof out), "reading the checker's counts");
+  cu.check(cu.cuMemcpyDtoH(out.data(), stats_.ptr(), sizeof out), "reading the checker's counts");
+  return out;
+}
+
+CompareStats HelperKernels::compare(const DeviceMatrix& C, CUdeviceptr ref, CUdeviceptr absAB, float tolScale,
+                                    bool exact) const {
+  CUdeviceptr c = C.ptr, stats = stats_.ptr();
+  long long rows = C.rows, cols = C.cols, ldc = C.ld;
+  int exactFlag = exact ? 1 : 0;
+  void* args[] = {&c, &rows, &cols, &ldc, &ref, &absAB, &tolScale, &exactFlag, &stats};
+  const auto out = runStats(compare_, C.elems(), args);
   CompareStats s;
   s.bad = out[0];
   s.nonFinite = out[1];
   s.maxRatio = std::bit_cast<float>(static_cast<std::uint32_t>(out[2]));
   s.firstBad = out[3];
   return s;
+}
+
+GuardStats HelperKernels::scanGuards(CUdeviceptr alloc, long long allocElems, long long front, const DeviceMatrix& shape,
+                                     std::uint32_t canary) const {
+  CUdeviceptr stats = stats_.ptr();
+  long long rows = shape.rows, cols = shape.cols, ld = shape.ld;
+  void* args[] = {&alloc, &allocElems, &front, &rows, &cols, &ld, &canary, &stats};
+  const auto out = runStats(scanGuards_, allocElems, args);
+  return GuardStats{out[0], out[3]};
 }
 
 void HelperKernels::canarySgemm(int M, int N, int K, float alpha, CUdeviceptr A, CUdeviceptr B, float beta,

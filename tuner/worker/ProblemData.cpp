@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "Errors.hpp"
 
 namespace gemmtune {
@@ -13,6 +15,8 @@ constexpr std::uint32_t kSeedIntA = 11, kSeedIntB = 12, kSeedIntC = 13, kSeedNor
 constexpr std::uint64_t kMemoryMargin = 256ull << 20;  // cuBLAS workspace, the driver, fragmentation
 
 double gib(std::uint64_t b) { return static_cast<double>(b) / (1ull << 30); }
+
+DeviceBuffer floats(long long n) { return DeviceBuffer(4ull * static_cast<std::uint64_t>(n)); }
 }  // namespace
 
 ProblemData::ProblemData(const Problem& p, const GpuContext& gpu, const HelperKernels& k, const Cublas& blas)
@@ -60,6 +64,21 @@ ProblemData::ProblemData(const Problem& p, const GpuContext& gpu, const HelperKe
     copies_.push_back(std::move(s));
   }
   k.fillNormal(scratch_.ptr(), layout_.cElems, kSeedCopyC);
+
+  // The verifier fills C and the interiors of A and B per check; the padding of A and B holds NaN
+  // for good, so a kernel that reads past a row's end produces NaN.
+  for (const CheckGeometry& g : kCheckGeometries) {
+    const GemmProblem gp = ProblemLayout::checkProblem(p, g, true);
+    LayoutBuffers l{&g, {}, {}, floats(ProblemLayout::guardedCElems(p, g))};
+    if (!g.packed()) {
+      const long long aElems = ProblemLayout::operandElems(M, gp.lda, g.offsetBytes),
+                      bElems = ProblemLayout::operandElems(K, gp.ldb, g.offsetBytes);
+      l.A = floats(aElems), l.B = floats(bElems);
+      k.fillConstant(l.A.ptr(), aElems, std::numeric_limits<float>::quiet_NaN());
+      k.fillConstant(l.B.ptr(), bElems, std::numeric_limits<float>::quiet_NaN());
+    }
+    layouts_.push_back(std::move(l));
+  }
   gpu.sync();
 }
 
@@ -69,13 +88,38 @@ SgemmArgs ProblemData::args(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, float a
 }
 
 std::vector<Check> ProblemData::checks() const {
+  std::vector<Check> all;
+  for (const LayoutBuffers& l : layouts_) {
+    std::vector<Check> some = checksIn(l);
+    all.insert(all.end(), some.begin(), some.end());
+  }
+  return all;
+}
+
+std::vector<Check> ProblemData::packedChecks() const {
+  for (const LayoutBuffers& l : layouts_)
+    if (l.geometry->packed()) return checksIn(l);
+  return {};
+}
+
+std::vector<Check> ProblemData::checksIn(const LayoutBuffers& l) const {
+  const CheckGeometry& g = *l.geometry;
+  const GemmProblem gp = ProblemLayout::checkProblem(problem_, g, true);
+  const GuardedC out{l.C.ptr(), ProblemLayout::guardedCElems(problem_, g), ProblemLayout::kGuardElems + g.offsetBytes / 4};
+  const CUdeviceptr C = out.alloc + 4ull * static_cast<std::uint64_t>(out.front);
+  auto check = [&](const char* name, CUdeviceptr A, CUdeviceptr B, float alpha, float beta, CUdeviceptr initialC,
+                   CUdeviceptr ref, CUdeviceptr absAB, bool exact) {
+    SgemmArgs a = args(A, B, C, alpha, beta);
+    if (!g.packed()) a.a = l.A.ptr() + g.offsetBytes, a.b = l.B.ptr() + g.offsetBytes;
+    a.lda = static_cast<int>(gp.lda), a.ldb = static_cast<int>(gp.ldb), a.ldc = static_cast<int>(gp.ldc);
+    return Check{name, g.name, a, A, B, initialC, ref, absAB, exact, out};
+  };
   return {
-      {"small integers, beta=0", args(intA_.ptr(), intB_.ptr(), scratch_.ptr(), 1.0f, 0.0f), 0, intRef0_.ptr(),
-       intAbs_.ptr(), true},
-      {"small integers, beta=2", args(intA_.ptr(), intB_.ptr(), scratch_.ptr(), 1.0f, 2.0f), intC0_.ptr(),
-       intRef2_.ptr(), intAbs_.ptr(), true},
-      {"random normal, beta=0", args(normA_.ptr(), normB_.ptr(), scratch_.ptr(), kNormalCheckAlpha, 0.0f), 0,
-       normRef_.ptr(), normAbs_.ptr(), false},
+      check("small integers, beta=0", intA_.ptr(), intB_.ptr(), 1.0f, 0.0f, 0, intRef0_.ptr(), intAbs_.ptr(), true),
+      check("small integers, beta=2", intA_.ptr(), intB_.ptr(), 1.0f, 2.0f, intC0_.ptr(), intRef2_.ptr(), intAbs_.ptr(),
+            true),
+      check("random normal, beta=0", normA_.ptr(), normB_.ptr(), kNormalCheckAlpha, 0.0f, 0, normRef_.ptr(),
+            normAbs_.ptr(), false),
   };
 }
 

@@ -33,7 +33,37 @@ ProblemLayout ProblemLayout::of(const Problem& p, long long l2Bytes) {
   // |A| and |B| temporaries.
   const std::uint64_t a = 4ull * l.aElems, b = 4ull * l.bElems, c = 4ull * l.cElems;
   l.deviceBytes = 3 * a + 3 * b + 7 * c + static_cast<std::uint64_t>(l.rotationCopies - 1) * setBytes;
+  // Per verification layout: a guarded C, and copies of A and B laid out its way unless packed.
+  for (const CheckGeometry& g : kCheckGeometries) {
+    const GemmProblem gp = checkProblem(p, g, true);
+    long long elems = guardedCElems(p, g);
+    if (!g.packed()) elems += operandElems(p.M, gp.lda, g.offsetBytes) + operandElems(p.K, gp.ldb, g.offsetBytes);
+    l.deviceBytes += 4ull * static_cast<std::uint64_t>(elems);
+  }
   return l;
+}
+
+GemmProblem ProblemLayout::checkProblem(const Problem& p, const CheckGeometry& g, bool betaZero) {
+  GemmProblem gp;
+  gp.m = p.M, gp.n = p.N, gp.k = p.K;
+  gp.lda = p.K + g.padA, gp.ldb = p.N + g.padB, gp.ldc = p.N + g.padC;
+  gp.alignA = gp.alignB = GemmProblem::alignmentOf(static_cast<std::uintptr_t>(g.offsetBytes));
+  gp.alignC = GemmProblem::alignmentOf(static_cast<std::uintptr_t>(4 * kGuardElems + g.offsetBytes));
+  gp.betaZero = betaZero;
+  return gp;
+}
+
+std::vector<GemmProblem> ProblemLayout::checkProblems(const Problem& p) {
+  std::vector<GemmProblem> out;
+  for (const CheckGeometry& g : kCheckGeometries)
+    for (bool betaZero : {true, false}) out.push_back(checkProblem(p, g, betaZero));
+  return out;
+}
+
+long long ProblemLayout::operandElems(long long rows, long long ld, int offsetBytes) { return offsetBytes / 4 + rows * ld; }
+
+long long ProblemLayout::guardedCElems(const Problem& p, const CheckGeometry& g) {
+  return 2 * kGuardElems + operandElems(p.M, p.N + g.padC, g.offsetBytes);
 }
 
 }  // namespace gemmtune

@@ -2,10 +2,16 @@
 // with beta 0 and 2 must equal the cuBLAS reference exactly; random normal data must be finite
 // and within 4·sqrt(K)·2^-24·|alpha|·(|A||B|)ij. C is filled with NaN before every check that
 // does not read it, so a kernel that skips elements or reads C at beta = 0 cannot pass.
+//
+// Every check runs in every layout of kCheckGeometries: packed, and padded (leading dimensions
+// above the minimum, base pointers off the allocation's alignment). C sits between guards and,
+// padded, has padding columns, all holding kGuardCanary; a canary changed by the launch means the
+// kernel wrote outside C, which passes no check even when every element of C is right.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "GpuContext.hpp"
 #include "HelperKernels.hpp"
@@ -17,10 +23,22 @@ namespace gemmtune {
 struct Verdict {
   bool ok = true;
   double maxError = 0;  // max |C - ref| / tolerance over all checks (+inf for NaN/Inf)
+  int checksRun = 0;    // checks whose layout the candidate's plans accept
   std::string detail;   // empty when ok; otherwise every failing check, "; "-separated
+  std::string skipped;  // layouts whose plan the configuration refuses, "; "-separated (never a failure)
 };
 
-// `launch(args)` enqueues the candidate; faults propagate as CudaError / LaunchRefused.
+// Enqueues the candidate with `plan`; faults propagate as CudaError / LaunchRefused.
+using PlanLauncher = std::function<void(const LaunchPlan& plan, const SgemmArgs& args)>;
+
+// Every check in every layout. `layouts` are the request's plans, one per problem the checks pose
+// (ProblemLayout::checkProblems). Throws UsageError when a check's problem has no plan among them
+// (a parent/worker mismatch).
+Verdict verify(const ProblemData& data, const GpuContext& gpu, const HelperKernels& k,
+               const std::vector<CheckLayout>& layouts, const PlanLauncher& launch);
+
+// The packed layout's checks only (guards included), for launchers that take no plan and may
+// assume packed operands (the benchmark's cuBLAS and library contenders).
 Verdict verify(const ProblemData& data, const GpuContext& gpu, const HelperKernels& k,
                const std::function<void(const SgemmArgs&)>& launch);
 

@@ -57,27 +57,39 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
   const ProblemData& d = data();
   std::unique_ptr<CandidateKernel> kernel;
   try {
-    kernel = std::make_unique<CandidateKernel>(req.cubin, req.loweredNames, req.plan, gpu_.device());
+    kernel = std::make_unique<CandidateKernel>(req.cubin, req.loweredNames, gpu_.device());
+    kernel->admit(req.plan);
+    // A layout the configuration refuses is skipped by the verifier; every other plan must launch.
+    if (req.verify)
+      for (const CheckLayout& l : req.checkLayouts)
+        if (l.plan.runnable()) kernel->admit(l.plan);
   } catch (const LaunchRefused& e) {
     return refused(e.what());
   }
   CandidateResult r;
+  std::string skipped;
   try {
     if (req.verify) {
-      Verdict v = verify(d, gpu_, kernels_, [&](const SgemmArgs& a) { kernel->launch(gpu_.stream(), a); });
+      Verdict v = verify(d, gpu_, kernels_, req.checkLayouts,
+                         [&](const LaunchPlan& plan, const SgemmArgs& a) { kernel->launch(gpu_.stream(), plan, a); });
+      // Nothing verified is no pass: without a check the result would be trusted blindly.
+      if (v.checksRun == 0) return refused("no verification check could run: " + v.skipped);
       r.maxError = v.maxError;
+      skipped = v.skipped;
       if (!v.ok) {
         r.status = kStatusWrongResult;
-        r.detail = v.detail;
+        r.detail = v.detail + (v.skipped.empty() ? "" : "; " + v.skipped);
         return r;
       }
     }
-    if (req.time) addTiming(r, req.timing, [&](int rep) { kernel->launch(gpu_.stream(), d.timingArgs(rep)); });
+    if (req.time)
+      addTiming(r, req.timing, [&](int rep) { kernel->launch(gpu_.stream(), req.plan, d.timingArgs(rep)); });
   } catch (const LaunchRefused& e) {
     return refused(e.what());
   }
   r.status = kStatusOk;
   if (r.partial) r.detail = fmt::format("stopped after {} runs: slower than {:.3g} x best", r.reps, req.timing.earlyStopRatio);
+  if (!skipped.empty()) r.detail += (r.detail.empty() ? "" : "; ") + skipped;
   return r;
 }
 
@@ -104,7 +116,7 @@ CandidateResult WorkerServer::canary() {
   kernels_.canarySgemm(M, N, K, 1.0f, A.ptr(), B.ptr(), 0.0f, C.ptr());
   gpu_.sync();
   // The reference doubles as the tolerance base: the check is exact anyway.
-  CompareStats s = kernels_.compare(C.ptr(), ref.ptr(), ref.ptr(), M * N, 1.0f, true);
+  CompareStats s = kernels_.compare(DeviceMatrix::packed(C.ptr(), M, N), ref.ptr(), ref.ptr(), 1.0f, true);
   CandidateResult r;
   r.status = s.bad == 0 ? kStatusOk : kStatusWrongResult;
   if (s.bad) r.detail = fmt::format("canary: {} of {} elements differ from cuBLAS", s.bad, M * N);

@@ -72,11 +72,35 @@ void from_json(const json& j, LaunchPlan& p) {
   p.workspaceBytes = j.at("workspace_bytes").get<long long>();
 }
 
+void to_json(json& j, const GemmProblem& p) {
+  j = {{"m", p.m},           {"n", p.n},           {"k", p.k},           {"lda", p.lda},
+       {"ldb", p.ldb},       {"ldc", p.ldc},       {"align_a", p.alignA}, {"align_b", p.alignB},
+       {"align_c", p.alignC}, {"beta_zero", p.betaZero}};
+}
+void from_json(const json& j, GemmProblem& p) {
+  p.m = j.at("m").get<long long>();
+  p.n = j.at("n").get<long long>();
+  p.k = j.at("k").get<long long>();
+  p.lda = j.at("lda").get<long long>();
+  p.ldb = j.at("ldb").get<long long>();
+  p.ldc = j.at("ldc").get<long long>();
+  p.alignA = j.at("align_a").get<int>();
+  p.alignB = j.at("align_b").get<int>();
+  p.alignC = j.at("align_c").get<int>();
+  p.betaZero = j.at("beta_zero").get<bool>();
+}
+void to_json(json& j, const CheckLayout& l) { j = {{"problem", l.problem}, {"plan", l.plan}}; }
+void from_json(const json& j, CheckLayout& l) {
+  l.problem = j.at("problem").get<GemmProblem>();
+  l.plan = j.at("plan").get<LaunchPlan>();
+}
+
 void to_json(json& j, const CandidateRequest& r) {
   j = {{"instance", r.instance},
        {"cubin", json::binary(std::vector<std::uint8_t>(r.cubin.begin(), r.cubin.end()))},
        {"lowered_names", r.loweredNames},
        {"plan", r.plan},
+       {"check_layouts", r.checkLayouts},
        {"verify", r.verify},
        {"time", r.time},
        {"timing", r.timing}};
@@ -88,6 +112,7 @@ void from_json(const json& j, CandidateRequest& r) {
   r.cubin.assign(bin.get_binary().begin(), bin.get_binary().end());
   r.loweredNames = j.at("lowered_names").get<std::vector<std::string>>();
   r.plan = j.at("plan").get<LaunchPlan>();
+  r.checkLayouts = j.at("check_layouts").get<std::vector<CheckLayout>>();
   r.verify = j.at("verify").get<bool>();
   r.time = j.at("time").get<bool>();
   r.timing = j.at("timing").get<TimingPolicy>();
