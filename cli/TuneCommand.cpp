@@ -1,6 +1,8 @@
 // `gemmtune tune`: the main job — tune every requested family at every requested size on the
 // chosen GPU(s) and keep each candidate's outcome in the results database.
 #include <fmt/format.h>
+
+#include <cmath>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -14,6 +16,7 @@
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
+#include "ShapeFile.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
 #include "Errors.hpp"
@@ -31,7 +34,7 @@ extern "C" void onSignal(int sig) {
 }
 
 struct TuneArgs {
-  std::string gpu = "auto", sizes = "1024..8192", families, db;
+  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db;
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -58,9 +61,16 @@ std::vector<const Family*> parseFamilies(const std::string& list) {
 
 int run(const TuneArgs& a, const CliContext& ctx) {
   if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
+  // CLI11's PositiveNumber lets nan and inf through (every comparison with nan is false).
+  if (!std::isfinite(a.budget)) throw UsageError("--budget must be a finite number of seconds");
   // Everything the user typed is checked before any GPU work.
   TuneOptions options;
-  options.sizes = parseSizes(a.sizes);
+  if (a.shapes.empty()) {
+    options.sizes = parseSizes(a.sizes);
+  } else {
+    // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
+    for (const WorkloadShape& w : readShapeFile(a.shapes)) options.sizes.push_back(w.shape);
+  }
   options.families = parseFamilies(a.families);
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
@@ -123,8 +133,12 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<TuneArgs>();
   auto* sub = app.add_subcommand("tune", "Tune kernel families on the GPU for the given sizes and store the results");
   sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
-  sub->add_option("--sizes", a->sizes, "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
-      ->capture_default_str();
+  auto* sizes = sub->add_option("--sizes", a->sizes,
+                                "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
+                    ->capture_default_str();
+  sub->add_option("--shapes", a->shapes,
+                  "A workload file: one MxNxK per line, optionally a weight, # comments (instead of --sizes)")
+      ->excludes(sizes);
   sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
   addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
@@ -143,7 +157,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "Examples:\n"
       "  gemmtune tune --gpu auto --sizes 1024..8192\n"
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
-      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0",
+      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0\n"
+      "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "CliRunner.hpp"
@@ -135,4 +136,18 @@ TEST(GpusCli, Json) {
     EXPECT_TRUE(j["detected"].empty());
     EXPECT_TRUE(j.contains("detect_error"));
   }
+}
+
+TEST(TuneCliWorkload, BadShapesFileLinesAreRefusedBeforeAnyGpuWork) {
+  const auto file = std::filesystem::temp_directory_path() / "gemmtune-tuner-cli-shapes.txt";
+  {
+    std::ofstream(file) << "# a workload\n4096x1024x512 12\n64x64 3\n";
+  }
+  const std::string db = (std::filesystem::temp_directory_path() / "gemmtune-tuner-cli-shapes.db").string();
+  expectUsageError({"tune", "--shapes", file.string(), "--db", db}, file.string() + ":3: ");
+  expectUsageError({"tune", "--shapes", file.string(), "--sizes", "1024", "--db", db}, "--shapes");
+  auto missing = runCli({"tune", "--shapes", "/nonexistent/shapes.txt", "--db", db});
+  EXPECT_EQ(missing.exitCode, 74) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a refused tune must not create the database";
+  std::filesystem::remove(file);
 }
