@@ -25,6 +25,8 @@
 #include "GpuDetect.hpp"
 #include "Latency.hpp"
 #include "LibraryColumn.hpp"
+#include "ShapeFile.hpp"
+#include "WorkloadSummary.hpp"
 #include "Lookup.hpp"
 #include "Errors.hpp"
 #include "worker/Cublas.hpp"
@@ -40,7 +42,7 @@ using namespace gemmtune::bench;
 namespace {
 
 struct Options {
-  std::string db, sizes = "1024,2048,4096,8192,1000,4000,4096x1024x512", csv;
+  std::string db, sizes = "1024,2048,4096,8192,1000,4000,4096x1024x512", shapes, csv;
   int gpu = 0;
   int rounds = 5;
   double budgetMs = 100;
@@ -105,7 +107,13 @@ SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu
 }
 
 int run(const Options& o) {
-  const std::vector<GemmShape> sizes = parseSizes(o.sizes);
+  std::vector<WorkloadShape> workload;
+  if (!o.shapes.empty()) workload = readShapeFile(o.shapes);
+  std::vector<GemmShape> sizes;
+  if (workload.empty())
+    sizes = parseSizes(o.sizes);
+  else
+    for (const auto& w : workload) sizes.push_back(w.shape);
   const std::filesystem::path dbPath = db::resolveDatabasePath(o.db);
   const GpuSpec spec = queryGpu(o.gpu);
   checkFits(sizes, spec.totalMemBytes, spec.name);
@@ -140,6 +148,7 @@ int run(const Options& o) {
     fmt::print(stderr, "{} done\n", s.str());
   }
   fmt::print("{}", formatTable(info.name, results));
+  if (!workload.empty()) fmt::print("{}", formatWorkload(workload, results));
 
   std::optional<DispatchFigures> dispatch;
   std::optional<QueryFigures> query;
@@ -170,8 +179,10 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"gemm_bench: tuned SGEMM vs cuBLAS vs the classic fixed configurations, on this GPU"};
   app.add_option("--db", o.db, db::kDbOptionHelp);
-  app.add_option("--sizes", o.sizes, "Sizes in the tune grammar: 1024..8192, 1000,4000, 4096x1024x512")
-      ->capture_default_str();
+  auto* sizes = app.add_option("--sizes", o.sizes, "Sizes in the tune grammar: 1024..8192, 1000,4000, 4096x1024x512")
+                    ->capture_default_str();
+  app.add_option("--shapes", o.shapes, "A workload file as for `tune --shapes` (adds a per-shape summary)")
+      ->excludes(sizes);
   app.add_option("--csv", o.csv, "Also write every row as CSV to this file");
   app.add_option("--gpu", o.gpu, "CUDA ordinal")->capture_default_str();
   app.add_option("--rounds", o.rounds, "Interleaved timing rounds per column (median taken)")
