@@ -49,9 +49,13 @@ int LoadedKernel::driverBlocksPerSm(int threadsPerBlock, int dynamicSmemBytes) c
 CUresult LoadedKernel::allowDynamicSmem(size_t kernel, int bytes) const {
   // The default is 48 KiB minus the static shared memory; above it needs the opt-in, up to the
   // device's opt-in maximum (the limits rule refuses beyond it).
+  if (bytes <= allowedSmem_[kernel].load(std::memory_order_acquire)) return CUDA_SUCCESS;
+  // Raised under a lock: two threads raising to different values must not leave the cached limit
+  // above the driver's.
+  std::lock_guard lock(raiseMutex_);
   if (bytes <= allowedSmem_[kernel].load(std::memory_order_relaxed)) return CUDA_SUCCESS;
   CUresult r = driver_.cuFuncSetAttribute(functions_[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
-  if (r == CUDA_SUCCESS) allowedSmem_[kernel].store(bytes, std::memory_order_relaxed);
+  if (r == CUDA_SUCCESS) allowedSmem_[kernel].store(bytes, std::memory_order_release);
   return r;
 }
 

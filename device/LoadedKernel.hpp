@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ class LoadedKernel {
   std::vector<CUfunction> functions_;
   // The dynamic shared memory each function may use now (raised on demand, never lowered).
   std::unique_ptr<std::atomic<int>[]> allowedSmem_;
+  mutable std::mutex raiseMutex_;
 };
 
 }  // namespace gemmtune

@@ -52,10 +52,11 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
   if (p.m < 1 || p.n < 1 || p.k < 1) return LaunchPlan::refused(fmt::format("{}: every dimension must be at least 1", p.text()));
   if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n)
     return LaunchPlan::refused(fmt::format("{}: leading dimensions below the row lengths", p.text()));
-  // The last row's end, not rows × ld: the final row need not be padded.
-  const long long extentA = (p.m - 1) * p.lda + p.k, extentB = (p.k - 1) * p.ldb + p.n, extentC = (p.m - 1) * p.ldc + p.n;
-  if (extentA > kMaxElements || extentB > kMaxElements || extentC > kMaxElements)
-    return LaunchPlan::refused(fmt::format("{}: an operand spans 2^31 elements or more (templates use 32-bit offsets)", p.text()));
+  // Templates form 32-bit offsets of rows and k steps up to one tile past the last (computed,
+  // never dereferenced), so one tile of slack on top of every operand must fit as well.
+  const long long reachA = (p.m + g.tileM) * p.lda, reachB = (p.k + g.tileK) * p.ldb, reachC = (p.m + g.tileM) * p.ldc;
+  if (reachA > kMaxElements || reachB > kMaxElements || reachC > kMaxElements)
+    return LaunchPlan::refused(fmt::format("{}: an operand with one tile of slack reaches 2^31 elements (templates use 32-bit offsets)", p.text()));
   if (!config.guarded) {
     if (p.m % g.tileM || p.n % g.tileN || p.k % g.tileK)
       return LaunchPlan::refused(fmt::format("the unguarded form needs M % {} == N % {} == K % {} == 0, got {}", g.tileM,

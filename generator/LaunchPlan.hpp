@@ -65,8 +65,9 @@ struct TiledGeometry {
 // The plan of a single-kernel template: grid (ceil(N / tileN), ceil(M / tileM)), the family's
 // threads and dynamic shared memory, sgemmKernelArgs(). The unguarded form is refused where the
 // tiles do not divide the problem, or the vector width does not divide the leading dimensions and
-// the pointers' alignment; every form is refused where an operand has 2^31 elements or more
-// (templates index with 32-bit offsets). The GPU's grid limits are checked with its other limits
+// the pointers' alignment; every form is refused where an operand with one tile of slack
+// ((M + tileM)·lda, (K + tileK)·ldb, (M + tileM)·ldc) reaches 2^31 elements: templates form
+// 32-bit offsets up to a tile past the last row or k step. The GPU's grid limits are checked with its other limits
 // (device/LaunchLimits).
 LaunchPlan tiledPlan(const Config& config, const GemmProblem& problem, const TiledGeometry& geometry);
 

@@ -174,7 +174,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
       return launch;
     }
     std::string next = i + 1 == attempts.size()    ? std::string("sgemm() fails with launch_failed")
-                       : attempts[i + 1].config == a.config ? "compiling it with NVRTC instead"
+                       : attempts[i + 1].config == attempts[i].config ? "compiling it with NVRTC instead"
                                                             : "falling back to " + attempts[i + 1].config.name();
     std::string what = a.stored ? "the stored binary of " + name : name;
     warnings_.once(fmt::format("{}|{}|{}", name, a.stored, why),

@@ -19,7 +19,8 @@
 //
 // Preconditions (enforced by the launcher):
 //   both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; A, B, C 4-byte aligned;
-//               M * lda, K * ldb and M * ldc each < 2^31 (offsets are 32-bit ints).
+//               (M + BM) * lda, (K + BK) * ldb and (M + BM) * ldc each < 2^31 (offsets are
+//               32-bit ints, formed up to one tile past the last row or k step).
 //   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0 (no alignment needed:
 //               every global access is a scalar float).
 // Threads per block: BM / TM * BN. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.

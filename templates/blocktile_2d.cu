@@ -17,7 +17,8 @@
 // Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N. Dynamic shared memory:
 // (BM + 4 + BN) * BK * 4 bytes (above 48 KiB the launcher opts in). No static shared memory.
 // Preconditions, both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; 4-byte aligned A, B, C;
-// every operand below 2^31 elements (32-bit offsets). GUARDED == false additionally: BM | M,
+// (M + BM) * lda, (K + BK) * ldb and (M + BM) * ldc below 2^31 (32-bit offsets, formed up to
+// one tile past the last row or k step). GUARDED == false additionally: BM | M,
 // BN | N, BK | K; A, B, C 16-byte aligned; lda, ldb, ldc multiples of 4.
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.

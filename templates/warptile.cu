@@ -25,7 +25,8 @@
 //
 // Preconditions (enforced by the launcher):
 //   both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; A, B, C 4-byte aligned;
-//               M * lda, K * ldb and M * ldc each < 2^31 (offsets are 32-bit ints).
+//               (M + BM) * lda, (K + BK) * ldb and (M + BM) * ldc each < 2^31 (offsets are
+//               32-bit ints, formed up to one tile past the last row or k step).
 //   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0; A, B and C 16-byte
 //               aligned; lda, ldb and ldc multiples of 4 (float4 loads of A and B, float4
 //               loads/stores of C).

@@ -35,8 +35,10 @@ TEST(SameBest, DifferentWinnersBeyondToleranceInEitherRunDisagree) {
   EXPECT_FALSE(sameBest({{"a", 1.00}, {"b", 1.01}}, {{"a", 1.10}, {"b", 1.00}}));
 }
 
-TEST(SameBest, WinnersNeitherRunMeasuredDisagree) {
-  EXPECT_FALSE(sameBest({{"a", 1.0}}, {{"b", 1.0}}));
+TEST(SameBest, WinnersNeitherRunMeasuredMustBeEquallyFastAcrossRuns) {
+  EXPECT_TRUE(sameBest({{"a", 1.0}}, {{"b", 1.02}}));   // within 3 %: carried sets differed, nothing lost
+  EXPECT_FALSE(sameBest({{"a", 1.0}}, {{"b", 1.2}}));   // the resumed run's winner is 20 % slower
+  EXPECT_FALSE(sameBest({{"a", 1.0}}, {{"b", 0.8}}));   // or faster: the runs disagree either way
   EXPECT_FALSE(sameBest({}, {{"b", 1.0}}));
 }
 

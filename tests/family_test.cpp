@@ -130,3 +130,13 @@ TEST(Family, ParseParamsErrorsNameTheProblem) {
   EXPECT_NE(msg("BM=64,BN=64,BK=8,TM=16").find("no error"), std::string::npos);
   EXPECT_EQ(reg().parseParams(f, "bm=64,bn=32,bk=8,tm=4", true).name(), "blocktile1d_bm64_bn32_bk8_tm4_guarded");
 }
+
+TEST(LaunchPlan, OperandsNeedATileOfSlackBelow2To31Elements) {
+  // Offsets are formed up to one tile past the last row or k step (never dereferenced), in 32 bits.
+  Config c = reg().parseName("blocktile1d_bm64_bn64_bk8_tm8_guarded");
+  GemmProblem p = GemmProblem::packed(1, 16, 1);
+  p.ldb = 1 << 28;  // (K + BK) * ldb = 9 * 2^28 > 2^31 - 1 although B spans 16 elements
+  EXPECT_NE(planLaunch(c, p).refusal.find("2^31"), std::string::npos) << planLaunch(c, p).refusal;
+  p.ldb = 1 << 20;
+  EXPECT_TRUE(planLaunch(c, p).runnable()) << planLaunch(c, p).refusal;
+}
