@@ -5,8 +5,9 @@
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout and β class);
 // otherwise `nearest_size`: the measured size with the smallest
-//     d = |log2(M/M')| + |log2(N/N')| + |log2(K/K')|
-// (ties: the larger M'·N'·K', then the smaller M', N', K'), and of its rows the fastest valid
+//     d = |log2(M·N / M'·N')| + ½·|log2(K/K')| + ¼·|log2((M/N) / (M'/N'))|
+// — output area first (the number of C tiles, hence waves over the SMs, decides which tile shape
+// wins), then depth, then aspect — (ties: the larger M'·N'·K', then the smaller M', N', K'), and of its rows the fastest valid
 // one, in its guarded form unless its tiles divide the asked size; `none` when nothing is valid.
 #pragma once
 

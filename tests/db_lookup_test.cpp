@@ -38,10 +38,16 @@ struct LookupFixture : ::testing::Test {
 
 using dbLookup = LookupFixture;
 
-TEST(dbLookupRule, SizeDistanceIsTheSumOfLog2Ratios) {
+TEST(dbLookupRule, SizeDistanceWeighsAreaThenDepthThenAspect) {
   EXPECT_DOUBLE_EQ(sizeDistance({4096, 4096, 4096}, {4096, 4096, 4096}), 0);
-  EXPECT_DOUBLE_EQ(sizeDistance({4096, 4096, 4096}, {2048, 2048, 2048}), 3);
-  EXPECT_DOUBLE_EQ(sizeDistance({1024, 4096, 512}, {2048, 1024, 512}), 1 + 2);
+  EXPECT_DOUBLE_EQ(sizeDistance({4096, 4096, 4096}, {2048, 2048, 2048}), 2 + 0.5);
+  EXPECT_DOUBLE_EQ(sizeDistance({1024, 4096, 512}, {2048, 1024, 512}), 1 + 0 + 0.25 * 3);
+  // The shape of the measured regression: 4096x1024x512 shares its output area with 2048³.
+  const ProblemKey asked{4096, 1024, 512};
+  EXPECT_LT(sizeDistance(asked, {2048, 2048, 2048}), sizeDistance(asked, {1024, 1024, 1024}));
+  EXPECT_LT(sizeDistance(asked, {2048, 2048, 2048}), sizeDistance(asked, {4096, 4096, 4096}));
+  // Squares keep their order: the nearest edge wins.
+  EXPECT_LT(sizeDistance({1000, 1000, 1000}, {1024, 1024, 1024}), sizeDistance({1000, 1000, 1000}, {2048, 2048, 2048}));
 }
 
 TEST_F(dbLookup, ExactMatchIsTheFastestOkRow) {
@@ -70,10 +76,10 @@ TEST_F(dbLookup, NearestSizeTakesTheClosestMeasuredSizeInGuardedFormWhenTilesDoN
   EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded");  // 1000 is not a multiple of 64
   EXPECT_TRUE(r.config->guarded);
   EXPECT_EQ(r.measuredProblem, (ProblemKey{1024, 1024, 1024}));
-  EXPECT_NEAR(r.distance, 3 * std::log2(1024.0 / 1000.0), 1e-12);
+  EXPECT_NEAR(r.distance, 2.5 * std::log2(1024.0 / 1000.0), 1e-12);  // area 2x, depth 0.5x the log ratio
   EXPECT_TRUE(r.cubin.empty());  // the stored cubin is the unguarded kernel
 
-  auto divisible = lookup.best(gpu, {2048, 2048, 2048});  // d = 3 to 1024, 3 to 4096: larger wins
+  auto divisible = lookup.best(gpu, {2048, 2048, 2048});  // d = 2.5 to 1024 and to 4096: larger wins
   EXPECT_EQ(divisible.quality, MatchQuality::nearest_size);
   EXPECT_EQ(divisible.measuredProblem, (ProblemKey{4096, 4096, 4096}));
   EXPECT_EQ(divisible.instance, "blocktile1d_bm128_bn64_bk8_tm8");  // tiles divide 2048: unguarded
