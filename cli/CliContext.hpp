@@ -30,6 +30,10 @@ inline CLI::Option* addDbOption(CLI::App* sub, std::string& path) {
   return sub->add_option("--db", path, db::kDbOptionHelp)->type_name("PATH");
 }
 
+// For options where an empty value would silently mean "not given" (--size ''): refused (2).
+inline const CLI::Validator nonEmpty{[](std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); },
+                                     "", "NONEMPTY"};
+
 // A subcommand's body; returns the process exit code.
 using Action = std::function<int()>;
 

@@ -27,6 +27,11 @@ int run(const DbArgs& a) {
     fmt::print("backed up {} to {}\n", path.string(), a.backupFile);
     return kExitOk;
   }
+  // A 0-byte file reads as "no results" everywhere (docs/db-format.md), here too.
+  if (!database.hasSchema()) {
+    fmt::print("{}: ok (empty: no results yet)\n", path.string());
+    return kExitOk;
+  }
   std::string check = database.integrityCheck();
   if (check != "ok") throw DataError(fmt::format("{} fails the integrity check: {}", path.string(), check));
   fmt::print("{}: ok (schema {}, {} results, {} runs, {} GPUs)\n", path.string(), db::kSchemaVersion,

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <iostream>
-
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "JsonExchange.hpp"
@@ -25,11 +23,13 @@ int run(const ExportArgs& a) {
   if (!std::filesystem::exists(path, ec))
     throw IoError(fmt::format("no database at {}; nothing to export", path.string()));
   db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
-  if (!database.hasSchema()) throw DataError(fmt::format("{} holds no tuning results; nothing to export", path.string()));
+  if (!database.hasSchema()) {  // a 0-byte file: no results, not damage
+    fmt::print(stderr, "gemmtune: {} holds no tuning results yet; nothing to export\n", path.string());
+    return kExitFailure;
+  }
   db::ExportOptions options;
   options.withCubins = !a.noCubins;
-  db::ExportSummary s = a.file == "-" ? db::exportJson(database, std::cout, options)
-                                      : db::exportJsonFile(database, a.file, options);
+  db::ExportSummary s = db::exportJsonFile(database, a.file, options);
   spdlog::info("exported {} results, {} baselines, {} runs, {} GPUs{}", s.results, s.baselines, s.runs, s.gpus,
                a.file == "-" ? "" : " to " + a.file);
   return kExitOk;

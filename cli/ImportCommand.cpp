@@ -2,10 +2,14 @@
 // anything is written; importing twice adds nothing; a measurement never replaces a later one.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "JsonExchange.hpp"
 #include "Errors.hpp"
+#include "FamilyRegistry.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune::cli {
 
@@ -15,9 +19,38 @@ struct ImportArgs {
   std::string db, file;
 };
 
+// A row of a family this build knows must carry exactly that family's parameters, within their
+// bounds, and agree with its instance name (issue 13, defect 2). Rows of families this build
+// lacks keep the generic check (a flat object of integers): they are stored, never served.
+void checkKnownFamilies(const db::ExchangeFile& file, const std::string& source) {
+  for (std::size_t i = 0; i < file.results.size(); ++i) {
+    const db::ResultRecord& rec = file.results[i].record;
+    const Family* f = FamilyRegistry::builtin().find(rec.family);
+    if (!f) continue;
+    auto fail = [&](const std::string& why) {
+      throw DataError(fmt::format("{}: results[{}].params: {}; nothing was imported", source, i, why));
+    };
+    auto params = nlohmann::json::parse(rec.params);  // checked flat and integer by the reader
+    if (params.size() != f->params.size()) fail(fmt::format("{} takes exactly {} parameters", f->name, f->params.size()));
+    Config c{f, {}, false};
+    for (const auto& p : f->params) {
+      auto it = params.find(p.name);
+      if (it == params.end()) fail(fmt::format("missing {} for {}", p.name, f->name));
+      int v = it->get<int>();
+      if (v > p.maxValue()) fail(fmt::format("{}={} is above its largest accepted value {}", p.name, v, p.maxValue()));
+      c.values.push_back(v);
+    }
+    std::string unguarded = c.name();
+    c.guarded = true;
+    if (rec.instance() != unguarded && rec.instance() != c.name())
+      fail(fmt::format("they name {}, not the instance {}", unguarded, quoteInput(rec.instance())));
+  }
+}
+
 int run(const ImportArgs& a) {
   auto path = db::resolveDatabasePath(a.db);
   db::ExchangeFile file = db::readExchangeFile(a.file);
+  checkKnownFamilies(file, a.file);
   db::Database database(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
   db::ImportSummary s = db::importExchange(database, file);
   fmt::print("imported {}: {} results written, {} unchanged (already stored or older); {} baselines written, "

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "FamilyHelp.hpp"
@@ -16,6 +15,7 @@
 #include "PtxStats.hpp"
 #include "SassTool.hpp"
 #include "Errors.hpp"
+#include "OutputFile.hpp"
 
 namespace gemmtune::cli {
 
@@ -25,12 +25,6 @@ struct PtxArgs {
   std::string instance, family, params, arch, outDir;
   bool guarded = false, stats = false, sass = false, json = false;
 };
-
-void writeFile(const std::filesystem::path& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!out.flush()) throw IoError(fmt::format("cannot write {}", path.string()));
-}
 
 int run(const PtxArgs& a, const CliContext& ctx) {
   const auto& reg = FamilyRegistry::builtin();
@@ -59,8 +53,8 @@ int run(const PtxArgs& a, const CliContext& ctx) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw IoError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-    writeFile(dir / (config.name() + "." + arch + ".ptx"), r.ptx);
-    writeFile(dir / (config.name() + "." + arch + ".cubin"), r.cubin);
+    writeOutputFile(dir / (config.name() + "." + arch + ".ptx"), r.ptx, "the PTX");
+    writeOutputFile(dir / (config.name() + "." + arch + ".cubin"), r.cubin, "the CUBIN");
     spdlog::info("wrote {}.{}.ptx and .cubin to {}", config.name(), arch, dir.string());
   }
 

@@ -2,12 +2,6 @@
 // database — best TFLOP/s per size against cuBLAS and the FP32 peak, a heatmap of one family's
 // parameter space, occupancy against speed — for sharing a tuning outcome without the tool.
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 
 #include "FamilyHelp.hpp"
 #include "PresentBuild.hpp"
@@ -18,6 +12,7 @@
 #include "HtmlReport.hpp"
 #include "ReportData.hpp"
 #include "Errors.hpp"
+#include "OutputFile.hpp"
 
 namespace gemmtune::cli {
 
@@ -27,27 +22,6 @@ struct ReportArgs {
   std::string db, output;
   report::ReportQuery query;
 };
-
-// Writes next to the target and renames, so a failed write never leaves half a page behind.
-void writeFile(const std::filesystem::path& target, const std::string& text) {
-  std::filesystem::path tmp = target;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  auto fail = [&](const std::string& why) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw IoError(fmt::format("cannot write the report to {}: {}", target.string(), why));
-  };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) fail(std::strerror(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) fail(ec.message());
-}
 
 int run(const ReportArgs& a, const CliContext& ctx) {
   auto path = db::resolveDatabasePath(a.db);
@@ -65,12 +39,8 @@ int run(const ReportArgs& a, const CliContext& ctx) {
   db::ResultStore store(database);
   auto data = report::loadReportData(store, path, a.query, serving::presentEnvironment(ctx.templatesDir.string()));
   std::string html = report::HtmlReport(data, db::utcTimestamp()).render();
-  if (a.output == "-") {
-    std::fwrite(html.data(), 1, html.size(), stdout);
-    if (std::fflush(stdout) != 0) throw IoError(fmt::format("cannot write the report to stdout: {}", std::strerror(errno)));
-    return kExitOk;
-  }
-  writeFile(a.output, html);
+  writeOutputFile(a.output, html, "the report");
+  if (a.output == "-") return kExitOk;
   fmt::print(stderr, "gemmtune: wrote {} ({} at {}: {} current rows, {} stale excluded)\n", a.output, data.gpu.name,
              report::sizeLabel(data.sizes[data.chosenSize]), data.rows.size(), data.staleRows);
   return kExitOk;

@@ -14,6 +14,7 @@
 #include "ResultStore.hpp"
 #include "StaleRows.hpp"
 #include "Errors.hpp"
+#include "ParamsJson.hpp"
 
 namespace gemmtune::cli {
 
@@ -83,7 +84,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
     for (const auto& [r, stale] : rows) {
       out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
                      {"run", r.runUid}, {"family", r.family}, {"instance", r.instance()},
-                     {"params", nlohmann::json::parse(r.params, nullptr, false)},
+                     {"params", db::paramsForOutput(r.params)},
                      {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
                      {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
                      {"status", r.fullStatus()}, {"error_text", r.errorText},
@@ -148,7 +149,7 @@ Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("results", "List measured results, failures included, and which are stale");
   addDbOption(sub, a->db);
   sub->add_option("--gpu", a->gpu, "Only this GPU: auto, or a stored profile, name or part of it");
-  sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->type_name("N|MxNxK");
+  sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->check(nonEmpty)->type_name("N|MxNxK");
   sub->add_option("--family", a->family, "Only this kernel family");
   sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");
   sub->add_flag("--json", a->json, "Machine-readable output (every column, stale reasons)");

@@ -159,7 +159,8 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--gpu", a->gpu, "auto, a device index, or an offline profile (see `gemmtune gpus`)")
       ->capture_default_str();
   sub->add_option("--family", a->family, "Kernel family (" + familyChoices() + ")");
-  sub->add_option("--size", a->size, "Problem size N or MxNxK: picks unguarded forms where the tiles divide it");
+  sub->add_option("--size", a->size, "Problem size N or MxNxK: picks unguarded forms where the tiles divide it")
+      ->check(nonEmpty);
   sub->add_option("--params", a->params, "Fix some parameters instead of their domains, e.g. BM=64,TM=8");
   sub->add_flag("--all", a->all, "List both the guarded and the unguarded form of every configuration");
   sub->add_flag("--accepted", a->acceptedOnly, "Show only the candidates left to time (the summary still counts all)");

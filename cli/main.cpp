@@ -4,22 +4,47 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <map>
+#include <system_error>
 
 #include "CliContext.hpp"
 #include "GpuDetect.hpp"
 #include "GpuSelect.hpp"
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 using namespace gemmtune;
 
 namespace {
+
+// CLI11's messages repeat the offending argument whole: escape it and keep the line short.
+std::string shortened(const std::string& message) {
+  constexpr std::size_t kMax = 300;
+  std::string out = escapedControls(message);
+  if (out.size() > kMax) out = out.substr(0, kMax) + "…";
+  return out;
+}
 
 void setupLogging(int verbosity) {
   auto logger = spdlog::stderr_color_mt("gemmtune");
   logger->set_pattern("gemmtune: %^%l%$: %v");
   logger->set_level(verbosity > 0 ? spdlog::level::debug : verbosity < 0 ? spdlog::level::warn : spdlog::level::info);
   spdlog::set_default_logger(logger);
+}
+
+// Every command's output goes through stdout: a full disk or a closed pipe must not look like
+// success (issue 13, defect 4). Flushing here covers printf, fmt::print and std::cout alike.
+int checkedStdout(int code) {
+  std::cout.flush();
+  bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return code;
+  int err = errno;
+  std::fprintf(stderr, "gemmtune: error: cannot write to standard output: %s\n", std::strerror(err ? err : EIO));
+  return code == kExitOk || code == kExitFailure ? kExitIoError : code;
 }
 
 }  // namespace
@@ -75,33 +100,42 @@ int main(int argc, char** argv) {
     std::string names;
     for (auto* sub : app.get_subcommands({}))
       if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
-    std::fprintf(stderr, "gemmtune: error: unknown command '%s' (choose from: %s)\n", argv[1], names.c_str());
+    std::fprintf(stderr, "gemmtune: error: unknown command %s (choose from: %s)\n", quoteInput(argv[1]).c_str(),
+                 names.c_str());
     return kExitUsage;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return checkedStdout(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return checkedStdout(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return checkedStdout(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "gemmtune: error: %s (see gemmtune --help)\n", e.what());
+    std::fprintf(stderr, "gemmtune: error: %s (see gemmtune --help)\n", shortened(e.what()).c_str());
     return kExitUsage;
   }
 
   setupLogging(verbose ? 1 : quiet ? -1 : 0);
   serving::setAutoGpuDetector([] { return resolveGpu("auto"); });
+  int code = kExitUsage;
   try {
     for (auto* sub : app.get_subcommands())
-      if (auto it = actions.find(sub); it != actions.end()) return it->second();
-    return kExitUsage;
+      if (auto it = actions.find(sub); it != actions.end()) {
+        code = it->second();
+        break;
+      }
   } catch (const Error& e) {
-    spdlog::error("{}", e.what());
-    return exitCodeOf(e);
+    spdlog::error("{}", escapedControls(e.what()));
+    code = exitCodeOf(e);
+  } catch (const std::system_error& e) {
+    // fmt::print throws this when stdout fails mid-way (a full disk, a closed pipe): I/O.
+    spdlog::error("{}", escapedControls(e.what()));
+    code = kExitIoError;
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitFailure;
+    spdlog::error("{}", escapedControls(e.what()));
+    code = kExitFailure;
   }
+  return checkedStdout(code);
 }

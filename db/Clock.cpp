@@ -25,7 +25,14 @@ bool isUtcTimestamp(const std::string& t) {
     bool digit = t[i] >= '0' && t[i] <= '9';
     if (shape[i] == 'd' ? !digit : t[i] != shape[i]) return false;
   }
-  return true;
+  // The shape alone let 2025-13-45T99:99:99 in, which then sorted as newer than any real time.
+  auto num = [&](size_t at, size_t len) { return std::stoi(t.substr(at, len)); };
+  const int year = num(0, 4), month = num(5, 2), day = num(8, 2);
+  if (year < 1970 || month < 1 || month > 12 || day < 1) return false;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
+  return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60;
 }
 
 }  // namespace gemmtune::db

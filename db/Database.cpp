@@ -8,7 +8,13 @@
 
 #include <system_error>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "Log.hpp"
+#include "PendingFiles.hpp"
 #include "Schema.hpp"
 
 namespace gemmtune::db {
@@ -155,6 +161,9 @@ std::optional<double> Statement::getOptionalDouble(int column) const {
 Database::Database(const std::filesystem::path& path, OpenOptions options)
     : path_(path), readOnly_(options.mode == OpenMode::ReadOnly) {
   std::error_code ec;
+  // SQLite would open /dev/null or a FIFO and leave a "-journal" beside it (issue 13, defect 7).
+  if (auto st = std::filesystem::status(path_, ec); std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw IoError(fmt::format("{} is not a regular file; give --db a database file", path_.string()));
   if (readOnly_) {
     if (!std::filesystem::exists(path_, ec))
       throw IoError(fmt::format("no database at {}", path_.string()));
@@ -172,7 +181,10 @@ Database::Database(const std::filesystem::path& path, OpenOptions options)
     } catch (const SqliteError& e) {
       // A WAL database in a directory we cannot write needs its -shm file; without writers
       // around, reading it as immutable is safe.
-      if (!readOnly_ || (e.sqliteCode() & 0xff) != SQLITE_CANTOPEN) throw;
+      // Depending on which of -wal and -shm exist, SQLite says "unable to open" or "attempt to
+      // write a readonly database" (issue 13, defect 3).
+      const int primary = e.sqliteCode() & 0xff;
+      if (!readOnly_ || (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)) throw;
       logger()->debug("{}: cannot create the WAL index, reading it as immutable", path_.string());
       sqlite3_close_v2(db_);
       db_ = nullptr;
@@ -304,32 +316,38 @@ std::string Database::integrityCheck() const {
 
 void Database::backupTo(const std::filesystem::path& target) const {
   std::error_code ec;
-  if (std::filesystem::exists(target, ec))
+  if (std::filesystem::exists(std::filesystem::symlink_status(target, ec)))
     throw UsageError(fmt::format("{} exists; choose a new file for the backup", target.string()));
+  // The copy is made under a temporary name and renamed when complete: an interrupted or failed
+  // backup leaves neither a partial file nor its journal (issue 13, defect 7).
+  std::filesystem::path tmp = target;
+  tmp += fmt::format(".tmp{}", ::getpid());
+  std::filesystem::path tmpJournal = tmp;
+  tmpJournal += "-journal";
+  PendingFile pendingCopy(tmp), pendingJournal(tmpJournal);
   sqlite3* dest = nullptr;
-  int rc = sqlite3_open_v2(target.string().c_str(), &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
+  auto fail = [&](int rc, const std::string& what, const std::string& detail) {
     sqlite3_close_v2(dest);
-    throw IoError(fmt::format("cannot create backup file {}: {}", target.string(), sqlite3_errstr(rc)));
-  }
+    throw SqliteError(rc, fmt::format("backup to {} failed ({}): {}", target.string(), what, detail));
+  };
+  int rc = sqlite3_open_v2(tmp.string().c_str(), &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                           nullptr);
+  if (rc != SQLITE_OK) fail(SQLITE_CANTOPEN, "cannot create it", sqlite3_errstr(rc));
   sqlite3_backup* backup = sqlite3_backup_init(dest, "main", db_, "main");
-  if (!backup) {
-    std::string detail = sqlite3_errmsg(dest);
-    sqlite3_close_v2(dest);
-    std::filesystem::remove(target, ec);
-    throw IoError(fmt::format("cannot start the backup to {}: {}", target.string(), detail));
-  }
+  if (!backup) fail(SQLITE_IOERR, "cannot start", sqlite3_errmsg(dest));
   // -1: all pages in one step, so the copy is one consistent snapshot even while others write.
   rc = sqlite3_backup_step(backup, -1);
   sqlite3_backup_finish(backup);
-  if (rc != SQLITE_DONE) {
-    sqlite3_close_v2(dest);
-    std::filesystem::remove(target, ec);
-    throw SqliteError(rc, fmt::format("backup to {} failed: {}", target.string(), sqlite3_errstr(rc)));
-  }
+  if (rc != SQLITE_DONE) fail(rc, "copying", sqlite3_errstr(rc));
   // The copy inherits WAL mode; leave a single self-contained file behind.
-  sqlite3_exec(dest, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
-  sqlite3_close_v2(dest);
+  rc = sqlite3_exec(dest, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) fail(rc, "finishing", sqlite3_errmsg(dest));
+  rc = sqlite3_close(dest);
+  dest = nullptr;
+  if (rc != SQLITE_OK) fail(rc, "closing", sqlite3_errstr(rc));
+  // Never over a file that appeared meanwhile: link() fails if the target exists.
+  if (::link(tmp.c_str(), target.c_str()) != 0)
+    throw IoError(fmt::format("cannot write the backup to {}: {}", target.string(), std::strerror(errno)));
 }
 
 // --- Transaction -----------------------------------------------------------------------------

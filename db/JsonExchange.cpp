@@ -14,6 +14,9 @@
 
 #include "CacheKey.hpp"
 #include "Clock.hpp"
+#include "OutputFile.hpp"
+#include "ParamsJson.hpp"
+#include "Quote.hpp"
 #include "ResultStore.hpp"
 
 #ifndef GEMMTUNE_VERSION
@@ -229,9 +232,18 @@ ProblemKey readProblem(const Reader& r) {
 
 ExchangeFile parseExchange(const std::string& text, const std::string& source) {
   json doc;
+  std::string lastKey;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+    // The format nests four levels (document, array, record, params): anything deeper is refused
+    // before it is built, so no later recursion (dump, compare) can exhaust the stack.
+    doc = parseJsonMaxDepth(text, 3, &lastKey);
+  } catch (const TooDeepJson&) {
+    throw DataError(fmt::format("{}: nested deeper than a gemmtune export (after field {}); nothing was imported",
+                                source, quoteInput(lastKey)));
+  } catch (const json::out_of_range& e) {
+    throw DataError(fmt::format("{}: field {}: number out of range ({}); nothing was imported", source,
+                                quoteInput(lastKey), e.what()));
+  } catch (const json::exception& e) {
     throw DataError(fmt::format("{}: not valid JSON ({}); nothing was imported", source, e.what()));
   }
   if (!doc.is_object()) throw DataError(fmt::format("{}: not a gemmtune export (expected a JSON object)", source));
@@ -300,7 +312,7 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
     for (const auto& [field, member] : kResultInts) rec.*member = r.optionalInt(field);
     rec.partial = r.boolean("partial");
     const json& params = r.at("params");
-    if (!params.is_object()) r.fail("params", "expected an object");
+    if (std::string why = paramsProblem(params); !why.empty()) r.fail("params", why);
     rec.params = params.dump();
     rec.measuredAt = r.timestamp("measured_at");
     if (!r.absent("cubin_base64")) {
@@ -374,8 +386,7 @@ ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& o
     for (const auto& [field, member] : kResultReals) j[field] = (r.*member) ? json(*(r.*member)) : json();
     for (const auto& [field, member] : kResultInts) j[field] = (r.*member) ? json(*(r.*member)) : json();
     j["partial"] = r.partial;
-    j["params"] = json::parse(r.params, nullptr, false);
-    if (j["params"].is_discarded()) j["params"] = json::object();
+    j["params"] = paramsForOutput(r.params);
     j["measured_at"] = r.measuredAt;
     if (!r.cubin.empty()) j["cubin_base64"] = toBase64(r.cubin);
     results.push_back(std::move(j));
@@ -394,25 +405,9 @@ ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& o
 }
 
 ExportSummary exportJsonFile(Database& db, const std::filesystem::path& file, const ExportOptions& options) {
-  std::filesystem::path tmp = file;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  ExportSummary summary;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError(fmt::format("cannot write {}", tmp.string()));
-    summary = exportJson(db, out, options);
-    if (!out.flush()) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw IoError(fmt::format("cannot write {} (disk full?)", file.string()));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw IoError(fmt::format("cannot write {}: {}", file.string(), ec.message()));
-  }
+  std::ostringstream text;
+  ExportSummary summary = exportJson(db, text, options);
+  writeOutputFile(file, text.str(), "the export");
   return summary;
 }
 

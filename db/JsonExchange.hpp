@@ -35,8 +35,8 @@ struct ImportSummary {
 };
 
 ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& options = {});
-// Writes to a temporary file next to `file` and renames it, so a failed export leaves no
-// half-written file behind.
+// Writes `file` as writeOutputFile does (base/OutputFile.hpp): "-" is stdout, a regular file is
+// replaced atomically, a FIFO or device is written in place; every write is checked.
 ExportSummary exportJsonFile(Database& db, const std::filesystem::path& file, const ExportOptions& options = {});
 
 // An export file after every check: what an import writes.

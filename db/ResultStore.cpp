@@ -10,6 +10,8 @@
 #include <random>
 
 #include "Clock.hpp"
+#include "ParamsJson.hpp"
+#include "Quote.hpp"
 
 #ifndef GEMMTUNE_VERSION
 #define GEMMTUNE_VERSION "unknown"
@@ -192,7 +194,7 @@ double gflopsOf(const ProblemKey& p, double medianMs) {
 
 void validateResult(const ResultRecord& r) {
   auto fail = [&](std::string_view what) {
-    throw DataError(fmt::format("result for '{}': {}", r.instance(), what));
+    throw DataError(fmt::format("result for {}: {}", quoteInput(r.instance()), what));
   };
   if (r.instance().empty()) fail("the instance name is empty");
   if (r.family.empty()) fail("the family is empty");
@@ -212,12 +214,7 @@ void validateResult(const ResultRecord& r) {
     fail("the cache key needs the GPU fingerprint, source hash, NVRTC version and arch");
   if (!r.measuredAt.empty() && !isUtcTimestamp(r.measuredAt))
     fail(fmt::format("measured_at '{}' is not a UTC time stamp like 2025-01-31T12:00:00.000000Z", r.measuredAt));
-  try {
-    auto params = nlohmann::json::parse(r.params);
-    if (!params.is_object()) fail("params must be a JSON object");
-  } catch (const nlohmann::json::exception&) {
-    fail("params is not valid JSON");
-  }
+  if (std::string why = paramsTextProblem(r.params); !why.empty()) fail("params: " + why);
 }
 
 // --- writes ----------------------------------------------------------------------------------
@@ -249,10 +246,13 @@ std::int64_t ResultStore::upsertGpu(const GpuSpec& g, const std::string& firstSe
 std::int64_t ResultStore::insertRun(std::int64_t gpuId, const RunInfo& run) {
   std::string uid = run.uid.empty() ? randomUid() : run.uid;
   {
-    auto find = db_.prepare("SELECT id FROM runs WHERE uid = ?");
+    auto find = db_.prepare("SELECT id, gpu_id FROM runs WHERE uid = ?");
     find.bind(1, uid);
     if (find.step()) {
       std::int64_t id = find.getInt64(0);
+      // A run measures one GPU: an import must not attach another GPU's rows to it.
+      if (find.getInt64(1) != gpuId)
+        throw DataError(fmt::format("run {} is already stored for another GPU; it was not modified", quoteInput(uid)));
       if (!run.endedAt.empty()) {
         auto end = db_.prepare("UPDATE runs SET ended_at = ? WHERE id = ? AND ended_at IS NULL");
         end.bind(1, run.endedAt).bind(2, id).run();

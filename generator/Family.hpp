@@ -20,6 +20,11 @@ struct ParamSpec {
   std::string tag;           // as written in canonical names: "bm"
   std::vector<int> domain;   // default search values, ascending
   std::string meaning;       // one line for --help and `space`
+
+  // The largest value accepted anywhere (instance names, --params, imports): 16 times the largest
+  // default value. Specs compute resources and constraints in int from products of a few
+  // parameters; this bound keeps them far from overflow (issue 13, defect 5).
+  int maxValue() const { return 16 * (domain.empty() ? 64 : domain.back()); }
 };
 
 struct Config;
@@ -39,9 +44,9 @@ struct TargetConstraint {
 };
 
 struct Family {
-  std::string name;            // canonical prefix and CLI name: "blocktile1d" (no '_')
-  std::string templateFile;    // file under templates/: "blocktile_1d.cu"
-  std::string kernelName;      // C++ template name of the main kernel: "sgemm_blocktile_1d"
+  std::string name;            // canonical prefix and CLI name, no '_': "tiled2d"
+  std::string templateFile;    // file under templates/: "tiled_2d.cu"
+  std::string kernelName;      // C++ template name of the main kernel: "sgemm_tiled_2d"
   std::string description;
   std::vector<ParamSpec> params;
   // A well-known fixed configuration (unguarded form), when the family has one: always measured,
@@ -80,11 +85,12 @@ struct Config {
   bool guarded = true;
 
   int operator[](const std::string& paramName) const;  // throws std::out_of_range
-  // The canonical instance name, e.g. "blocktile1d_bm64_bn64_bk8_tm8_guarded".
+  // The canonical instance name: family, then tag and value per parameter, e.g.
+  // "tiled2d_bm64_bn64_bk8_guarded".
   std::string name() const;
   // (parameter name, value) in the family's order.
   std::vector<std::pair<std::string, int>> namedValues() const;
-  // "sgemm_blocktile_1d<64,64,8,8,true>"
+  // "sgemm_tiled_2d<64,64,8,true>"
   std::string nameExpression() const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune {
 
@@ -39,6 +40,14 @@ std::string paramList(const Family& f) {
   return out;
 }
 
+// A value above the parameter's bound would overflow the spec's arithmetic: refused before any
+// constraint, resource or compile sees it.
+void checkBound(const Family& f, const ParamSpec& p, int value) {
+  if (value > p.maxValue())
+    throw UsageError(fmt::format("{} {}={} is above the largest accepted value {} (16 times its largest default)",
+                                 f.name, p.name, value, p.maxValue()));
+}
+
 void checkConstraints(const Config& c) {
   if (const Constraint* bad = c.violated())
     throw UsageError(fmt::format("{} violates constraint {}: {}", c.name(), bad->name, bad->reason));
@@ -56,12 +65,16 @@ void FamilyRegistry::enroll(Family (*make)()) { enrolled().push_back(make); }
 const FamilyRegistry& FamilyRegistry::builtin() {
   static const FamilyRegistry registry([] {
     std::vector<Family> families;
-    // A static-library cycle (families <-> generator) can put a spec's object on the link line
-    // twice, and each copy enrolls: one family per name.
+    // The same spec linked twice enrolls twice and is kept once; two different specs sharing a
+    // name are a build error, not a silent choice.
     for (auto make : enrolled()) {
       Family f = make();
-      if (std::none_of(families.begin(), families.end(), [&](const Family& g) { return g.name == f.name; }))
+      auto same = std::find_if(families.begin(), families.end(), [&](const Family& g) { return g.name == f.name; });
+      if (same == families.end()) {
         families.push_back(std::move(f));
+      } else if (same->templateFile != f.templateFile || same->kernelName != f.kernelName) {
+        throw std::logic_error("two kernel families are named " + f.name);
+      }
     }
     std::sort(families.begin(), families.end(),
               [](const Family& a, const Family& b) { return std::tie(a.order, a.name) < std::tie(b.order, b.name); });
@@ -96,7 +109,7 @@ const Family* FamilyRegistry::find(std::string_view name) const {
 
 const Family& FamilyRegistry::get(std::string_view name) const {
   if (const Family* f = find(name)) return *f;
-  throw UsageError(fmt::format("unknown family '{}' (choose from: {})", name, choices()));
+  throw UsageError(fmt::format("unknown family {} (choose from: {})", quoteInput(name), choices()));
 }
 
 std::string FamilyRegistry::choices() const {
@@ -110,14 +123,14 @@ Config FamilyRegistry::parseName(std::string_view canonical) const {
   auto tokens = split(canonical, '_');
   const Family* f = find(tokens[0]);
   if (!f)
-    throw UsageError(fmt::format("'{}' is not an instance name: unknown family '{}' (choose from: {})",
-                                 canonical, tokens[0], choices()));
+    throw UsageError(fmt::format("{} is not an instance name: unknown family {} (choose from: {})",
+                                 quoteInput(canonical), quoteInput(tokens[0]), choices()));
   Config c{f, {}, false};
   size_t expected = 1 + f->params.size();
   if (tokens.size() == expected + 1 && tokens.back() == "guarded") {
     c.guarded = true;
   } else if (tokens.size() != expected) {
-    throw UsageError(fmt::format("'{}' is not a {} instance name (expected e.g. {})", canonical,
+    throw UsageError(fmt::format("{} is not a {} instance name (expected e.g. {})", quoteInput(canonical),
                                  f->name, Config{f, std::vector<int>(f->params.size(), 1), true}.name()));
   }
   for (size_t i = 0; i < f->params.size(); ++i) {
@@ -125,12 +138,13 @@ Config FamilyRegistry::parseName(std::string_view canonical) const {
     const auto& tag = f->params[i].tag;
     int v = 0;
     if (tok.substr(0, tag.size()) != tag || !parsePositive(tok.substr(tag.size()), v))
-      throw UsageError(fmt::format("'{}': expected '{}<positive integer>' at '{}'", canonical, tag, tok));
+      throw UsageError(fmt::format("{}: expected '{}<positive integer>' at {}", quoteInput(canonical), tag, quoteInput(tok)));
+    checkBound(*f, f->params[i], v);
     c.values.push_back(v);
   }
   // Only one spelling per configuration: "bm064" or "bm64_guarded" variants must not alias.
   if (c.name() != canonical)
-    throw UsageError(fmt::format("'{}' is not canonical (did you mean {}?)", canonical, c.name()));
+    throw UsageError(fmt::format("{} is not canonical (did you mean {}?)", quoteInput(canonical), c.name()));
   checkConstraints(c);
   return c;
 }
@@ -141,14 +155,15 @@ Config FamilyRegistry::parseParams(const Family& f, std::string_view params, boo
     if (item.empty()) continue;
     auto eq = item.find('=');
     if (eq == std::string_view::npos)
-      throw UsageError(fmt::format("parameter '{}' is not NAME=VALUE ({} takes {})", item, f.name, paramList(f)));
+      throw UsageError(fmt::format("parameter {} is not NAME=VALUE ({} takes {})", quoteInput(item), f.name, paramList(f)));
     std::string key(item.substr(0, eq));
     for (auto& ch : key) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     int v = 0;
     if (f.paramIndex(key) < 0)
-      throw UsageError(fmt::format("unknown parameter '{}' for {} (choose from: {})", key, f.name, paramList(f)));
+      throw UsageError(fmt::format("unknown parameter {} for {} (choose from: {})", quoteInput(key), f.name, paramList(f)));
     if (!parsePositive(item.substr(eq + 1), v))
-      throw UsageError(fmt::format("parameter {} must be a positive integer, got '{}'", key, item.substr(eq + 1)));
+      throw UsageError(fmt::format("parameter {} must be a positive integer, got {}", key, quoteInput(item.substr(eq + 1))));
+    checkBound(f, f.params[static_cast<size_t>(f.paramIndex(key))], v);
     if (!given.emplace(key, v).second) throw UsageError(fmt::format("parameter {} given twice", key));
   }
   Config c{&f, {}, guarded};

@@ -28,9 +28,9 @@ class FamilyRegistry {
   const Family* find(std::string_view name) const;  // nullptr when unknown
   const Family& get(std::string_view name) const;   // throws UsageError listing the choices
   const std::vector<Family>& all() const { return families_; }
-  std::string choices() const;  // "smem, blocktile1d"
+  std::string choices() const;  // family names in listing order, comma-separated
 
-  // "blocktile1d_bm64_bn64_bk8_tm8_guarded" -> Config; throws UsageError on any mismatch.
+  // Canonical instance name -> Config; throws UsageError on any mismatch.
   Config parseName(std::string_view canonical) const;
   // Family plus "BM=64,BN=64,BK=8,TM=8" -> Config (guarded as given); throws UsageError when a
   // parameter is missing, unknown or not a positive integer, or a static constraint fails.

@@ -12,6 +12,7 @@
 #include "PtxasLog.hpp"
 #include "Sha256.hpp"
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune {
 
@@ -67,7 +68,7 @@ void NvrtcCompiler::checkArch(const std::string& arch) {
     if (arch == fmt::format("sm_{}", a)) return;
     list += fmt::format("{}sm_{}", list.empty() ? "" : ", ", a);
   }
-  throw UsageError(fmt::format("unknown arch '{}' (NVRTC {} supports: {})", arch, version(), list));
+  throw UsageError(fmt::format("unknown arch {} (NVRTC {} supports: {})", quoteInput(arch), version(), list));
 }
 
 CompileResult NvrtcCompiler::compile(const std::string& source, const std::string& nameExpression,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian/Ubuntu packages), then configures and builds gemmtune into
 # build/ (or $GEMMTUNE_BUILD_DIR). Idempotent: a second run only rebuilds what changed.
+# --deps-only: install the packages and stop (scripts/fuzz and scripts/test-sanitized build
+# their own trees).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GEMMTUNE_BUILD_DIR:-$root/build}
@@ -18,6 +20,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+[ "${1:-}" = "--deps-only" ] && exit 0
 
 # The CUDA toolkit (NVRTC, headers) is expected under /usr/local/cuda unless nvcc is on PATH.
 cuda_args=()

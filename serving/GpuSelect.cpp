@@ -8,6 +8,7 @@
 
 #include "CacheKey.hpp"
 #include "Log.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune::serving {
 
@@ -81,7 +82,7 @@ SelectedGpu selectGpu(const ResultStore& store, std::string_view selector) {
     if (hits.empty()) continue;
     bool oneName = std::all_of(hits.begin(), hits.end(), [&](const StoredGpu& g) { return g.spec.name == hits[0].spec.name; });
     if (!oneName)
-      throw UsageError(fmt::format("--gpu '{}' matches several GPUs: {}; be more specific", selector, storedNames(hits)));
+      throw UsageError(fmt::format("--gpu {} matches several GPUs: {}; be more specific", quoteInput(selector), storedNames(hits)));
     // Same model seen with different limits (driver or MIG change): the one tuned last is current.
     auto latest = std::max_element(hits.begin(), hits.end(), [](const StoredGpu& a, const StoredGpu& b) {
       return std::tie(a.lastRunAt, a.id) < std::tie(b.lastRunAt, b.id);
@@ -91,7 +92,7 @@ SelectedGpu selectGpu(const ResultStore& store, std::string_view selector) {
                      hits.size(), latest->fingerprint.substr(0, 8));
     return fromStored(*latest);
   }
-  throw UsageError(fmt::format("no GPU '{}' in the database (stored: {})", selector, storedNames(gpus)));
+  throw UsageError(fmt::format("no GPU {} in the database (stored: {})", quoteInput(selector), storedNames(gpus)));
 }
 
 ProblemKey parseProblemSize(std::string_view text) {
@@ -103,14 +104,14 @@ ProblemKey parseProblemSize(std::string_view text) {
     long long v = 0;
     auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
     if (ec != std::errc() || end != part.data() + part.size() || v <= 0 || v > (1LL << 31))
-      throw UsageError(fmt::format("size '{}' is not N or MxNxK with positive integers (e.g. 4096 or 4096x2048x1024)", text));
+      throw UsageError(fmt::format("size {} is not N or MxNxK with positive integers (e.g. 4096 or 4096x2048x1024)", quoteInput(text)));
     dims.push_back(v);
     if (x == std::string_view::npos) break;
     rest = rest.substr(x + 1);
   }
   if (dims.size() == 1) return {dims[0], dims[0], dims[0]};
   if (dims.size() == 3) return {dims[0], dims[1], dims[2]};
-  throw UsageError(fmt::format("size '{}' must be N or MxNxK (e.g. 4096 or 4096x2048x1024)", text));
+  throw UsageError(fmt::format("size {} must be N or MxNxK (e.g. 4096 or 4096x2048x1024)", quoteInput(text)));
 }
 
 }  // namespace gemmtune::serving

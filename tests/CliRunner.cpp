@@ -1,9 +1,11 @@
 #include "CliRunner.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -21,6 +23,13 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 CliOutput runCli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  CliConditions conditions;
+  conditions.env = env;
+  return runCliUnder(args, conditions);
+}
+
+CliOutput runCliUnder(const std::vector<std::string>& args, const CliConditions& conditions) {
+  const auto& env = conditions.env;
   char outPath[] = "/tmp/gemmtune-cli-out-XXXXXX";
   char errPath[] = "/tmp/gemmtune-cli-err-XXXXXX";
   int outFd = ::mkstemp(outPath);
@@ -29,6 +38,17 @@ CliOutput runCli(const std::vector<std::string>& args, const std::vector<std::st
   if (pid == 0) {
     ::dup2(outFd, 1);
     ::dup2(errFd, 2);
+    if (!conditions.stdoutPath.empty()) {
+      int fd = ::open(conditions.stdoutPath.c_str(), O_WRONLY);
+      if (fd < 0) std::_Exit(126);
+      ::dup2(fd, 1);
+    }
+    if (conditions.fileSizeLimit >= 0) {
+      ::signal(SIGXFSZ, SIG_IGN);  // an over-long write fails with EFBIG, as ENOSPC would
+      struct rlimit limit {static_cast<rlim_t>(conditions.fileSizeLimit), static_cast<rlim_t>(conditions.fileSizeLimit)};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    if (conditions.unprivileged && ::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) std::_Exit(126);
     for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
     std::string exe = GEMMTUNE_CLI;

@@ -6,6 +6,7 @@
 
 #include "FamilyRegistry.hpp"
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune {
 
@@ -107,7 +108,7 @@ std::string SpaceSummary::line() const {
 GemmShape parseOneSize(std::string_view text) {
   std::vector<GemmShape> sizes = parseSizes(text);
   if (sizes.size() != 1)
-    throw UsageError(fmt::format("bad size '{}': give one problem (e.g. 4096 or 4096x1024x512), not {}", text, sizes.size()));
+    throw UsageError(fmt::format("bad size {}: give one problem (e.g. 4096 or 4096x1024x512), not {}", quoteInput(text), sizes.size()));
   return sizes.front();
 }
 
@@ -123,10 +124,15 @@ std::map<std::string, int> parseFixedParams(const Family& family, std::string_vi
     std::string name(item.substr(0, eq));
     for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     if (eq == std::string_view::npos || family.paramIndex(name) < 0)
-      throw UsageError(fmt::format("'{}' is not NAME=VALUE with NAME one of {} ({})", item, paramNames(family), family.name));
+      throw UsageError(fmt::format("{} is not NAME=VALUE with NAME one of {} ({})", quoteInput(item), paramNames(family), family.name));
     long long v = 0;
     if (!parsePositive(item.substr(eq + 1), v) || v > 1 << 20)
-      throw UsageError(fmt::format("parameter {} must be a positive integer, got '{}'", name, item.substr(eq + 1)));
+      throw UsageError(fmt::format("parameter {} must be a positive integer, got {}", quoteInput(name), quoteInput(item.substr(eq + 1))));
+    // The family's bound, as for instance names: beyond it the specs' int arithmetic overflows.
+    const int bound = family.params[static_cast<size_t>(family.paramIndex(name))].maxValue();
+    if (v > bound)
+      throw UsageError(fmt::format("{} {}={} is above the largest accepted value {} (16 times its largest default)",
+                                   family.name, name, v, bound));
     if (!out.emplace(name, static_cast<int>(v)).second) throw UsageError(fmt::format("parameter {} given twice", name));
   }
   return out;

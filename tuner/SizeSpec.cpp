@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune {
 
@@ -19,10 +20,10 @@ long long parseDim(std::string_view text, std::string_view item) {
   long long v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size())
-    throw UsageError(fmt::format("bad size '{}': '{}' is not a whole number (e.g. 4096, 1024..8192, 4096x1024x512)",
-                                 item, text));
-  if (v < 1) throw UsageError(fmt::format("bad size '{}': sizes must be at least 1", item));
-  if (v > kMaxDim) throw UsageError(fmt::format("bad size '{}': {} exceeds the largest dimension {}", item, v, kMaxDim));
+    throw UsageError(fmt::format("bad size {}: {} is not a whole number (e.g. 4096, 1024..8192, 4096x1024x512)",
+                                 quoteInput(item), quoteInput(text)));
+  if (v < 1) throw UsageError(fmt::format("bad size {}: sizes must be at least 1", quoteInput(item)));
+  if (v > kMaxDim) throw UsageError(fmt::format("bad size {}: {} exceeds the largest dimension {}", quoteInput(item), v, kMaxDim));
   return v;
 }
 
@@ -31,7 +32,7 @@ void addItem(std::string_view item, std::vector<GemmShape>& out) {
   if (auto x = item.find('x'); x != std::string_view::npos) {
     auto x2 = item.find('x', x + 1);
     if (x2 == std::string_view::npos || item.find('x', x2 + 1) != std::string_view::npos)
-      throw UsageError(fmt::format("bad size '{}': write a problem as MxNxK, e.g. 4096x1024x512", item));
+      throw UsageError(fmt::format("bad size {}: write a problem as MxNxK, e.g. 4096x1024x512", quoteInput(item)));
     out.push_back({parseDim(item.substr(0, x), item), parseDim(item.substr(x + 1, x2 - x - 1), item),
                    parseDim(item.substr(x2 + 1), item)});
     return;
@@ -46,7 +47,7 @@ void addItem(std::string_view item, std::vector<GemmShape>& out) {
   auto colon = rest.find(':');
   long long lo = parseDim(item.substr(0, dots), item);
   long long hi = parseDim(rest.substr(0, colon), item);
-  if (lo > hi) throw UsageError(fmt::format("bad size range '{}': start {} is above end {}", item, lo, hi));
+  if (lo > hi) throw UsageError(fmt::format("bad size range {}: start {} is above end {}", quoteInput(item), lo, hi));
   if (colon == std::string_view::npos) {
     for (long long n = lo; n <= hi; n *= 2) out.push_back({n, n, n});
     return;
@@ -55,9 +56,9 @@ void addItem(std::string_view item, std::vector<GemmShape>& out) {
   long long step = 0;
   auto [p, ec] = std::from_chars(stepText.data(), stepText.data() + stepText.size(), step);
   if (stepText.empty() || ec != std::errc() || p != stepText.data() + stepText.size() || step < 1)
-    throw UsageError(fmt::format("bad size range '{}': the step must be a whole number of at least 1", item));
+    throw UsageError(fmt::format("bad size range {}: the step must be a whole number of at least 1", quoteInput(item)));
   if ((hi - lo) / step >= 10000)
-    throw UsageError(fmt::format("bad size range '{}': more than 10000 sizes", item));
+    throw UsageError(fmt::format("bad size range {}: more than 10000 sizes", quoteInput(item)));
   for (long long n = lo; n <= hi; n += step) out.push_back({n, n, n});
 }
 

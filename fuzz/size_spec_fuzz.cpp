@@ -1,0 +1,22 @@
+// Fuzz target: the --sizes grammar (tuner/SizeSpec). Every accepted size is a positive int
+// dimension and a spec of n bytes never yields more than 10000 sizes per item.
+#include <limits>
+#include <string>
+
+#include "Errors.hpp"
+#include "FuzzTarget.hpp"
+#include "SizeSpec.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using gemmtune::fuzz::require;
+  const std::string spec(reinterpret_cast<const char*>(data), size);
+  try {
+    for (const auto& s : gemmtune::parseSizes(spec)) {
+      for (long long d : {s.M, s.N, s.K})
+        require(d >= 1 && d <= std::numeric_limits<int>::max(), "a parsed dimension is a positive int");
+      require(gemmtune::parseSizes(s.str()).front() == s, "a size's text parses back to it");
+    }
+  } catch (const gemmtune::UsageError&) {
+  }
+  return 0;
+}
