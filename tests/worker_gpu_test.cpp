@@ -84,7 +84,11 @@ class WorkerGpu : public ::testing::Test {
 TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
   for (Problem p : {Problem{1000, 1000, 1000}, Problem{17, 33, 7}, Problem{257, 129, 65, 2.0}}) {
     client_->setProblem(p);
-    for (const char* name : {"smem_bs16_guarded", "blocktile1d_bm64_bn64_bk8_tm8_guarded"}) {
+    // Guarded forms of every family; at 17x33x7 and 257x129x65 their scalar (non-float4) paths run.
+    for (const char* name : {"smem_bs16_guarded", "blocktile1d_bm64_bn64_bk8_tm8_guarded",
+                             "blocktile2d_bm128_bn128_bk8_tm8_tn8_guarded",
+                             "warptile_bm128_bn128_bk8_wm64_wn32_wni2_tm4_tn4_t256_guarded",
+                             "warptile_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128_guarded"}) {
       auto r = client_->run(builtin(name, p, false), 60);
       EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
       EXPECT_LE(r.maxError, 1.0) << name;
