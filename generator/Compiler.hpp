@@ -29,6 +29,7 @@ class Compiler {
 
   // Exactly what NVRTC sees for this config (its source hash is part of every result's key).
   CompileUnit unit(const Config& config) const;
+  std::string sourceHash(const Family& family) const { return templates_.sourceHash(family); }
   // Synchronous, on the calling thread; served from the cache when possible.
   CompileResult compile(const Config& config, const std::string& arch) const;
   // Queued on the pool.

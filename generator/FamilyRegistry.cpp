@@ -65,19 +65,7 @@ void FamilyRegistry::enroll(Family (*make)()) { enrolled().push_back(make); }
 const FamilyRegistry& FamilyRegistry::builtin() {
   static const FamilyRegistry registry([] {
     std::vector<Family> families;
-    // The same spec linked twice enrolls twice and is kept once; two different specs sharing a
-    // name are a build error, not a silent choice.
-    for (auto make : enrolled()) {
-      Family f = make();
-      auto same = std::find_if(families.begin(), families.end(), [&](const Family& g) { return g.name == f.name; });
-      if (same == families.end()) {
-        families.push_back(std::move(f));
-      } else if (same->templateFile != f.templateFile || same->kernelName != f.kernelName) {
-        throw std::logic_error("two kernel families are named " + f.name);
-      }
-    }
-    std::sort(families.begin(), families.end(),
-              [](const Family& a, const Family& b) { return std::tie(a.order, a.name) < std::tie(b.order, b.name); });
+    for (auto make : enrolled()) families.push_back(make());
     return families;
   }());
   return registry;
@@ -99,7 +87,19 @@ std::optional<Config> FamilyRegistry::classic(const Family& family) {
   return Config{&family, *family.classic, false};
 }
 
-FamilyRegistry::FamilyRegistry(std::vector<Family> families) : families_(std::move(families)) {}
+FamilyRegistry::FamilyRegistry(std::vector<Family> families) {
+  // The same spec linked twice enrolls twice and is kept once; two different specs sharing a name
+  // are a build error, not a silent choice.
+  for (auto& f : families) {
+    auto same = std::find_if(families_.begin(), families_.end(), [&](const Family& g) { return g.name == f.name; });
+    if (same == families_.end())
+      families_.push_back(std::move(f));
+    else if (same->templateFile != f.templateFile || same->kernelName != f.kernelName)
+      throw std::logic_error("two kernel families are named " + f.name);
+  }
+  std::sort(families_.begin(), families_.end(),
+            [](const Family& a, const Family& b) { return std::tie(a.order, a.name) < std::tie(b.order, b.name); });
+}
 
 const Family* FamilyRegistry::find(std::string_view name) const {
   for (const auto& f : families_)

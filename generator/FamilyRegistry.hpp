@@ -20,6 +20,8 @@ class FamilyRegistry {
   // Adds a family maker to builtin(); only before builtin()'s first use (static initialisation).
   static void enroll(Family (*make)());
 
+  // Sorted by (order, name); a family given twice is kept once; two different families of one
+  // name throw std::logic_error.
   explicit FamilyRegistry(std::vector<Family> families);
   // Non-copyable: Configs point at the Family objects held here.
   FamilyRegistry(const FamilyRegistry&) = delete;

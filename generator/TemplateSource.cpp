@@ -33,9 +33,16 @@ std::string TemplateSource::get(const Family& family) const {
   return read(dir_, family.templateFile);
 }
 
+std::string TemplateSource::sourceHash(const Family& family) const { return familyUnit(family).sourceHash(); }
+
 CompileUnit TemplateSource::unit(const Config& config) const {
-  const Family& f = *config.family;
-  CompileUnit u{get(f), config.kernelExpressions(), f.compileOptions, {}};
+  CompileUnit u = familyUnit(*config.family);
+  u.expressions = config.kernelExpressions();
+  return u;
+}
+
+CompileUnit TemplateSource::familyUnit(const Family& f) const {
+  CompileUnit u{get(f), {}, f.compileOptions, {}};
   for (const auto& h : f.headers) u.headers.emplace_back(h, read(dir_, h));
   return u;
 }

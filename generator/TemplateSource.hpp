@@ -18,9 +18,14 @@ class TemplateSource {
   std::string get(const Family& family) const;
   // The family's template and headers, `config`'s kernels and the family's options.
   CompileUnit unit(const Config& config) const;
+  // The source hash every configuration of `family` shares (template and headers; the kernels
+  // named in a unit do not enter it).
+  std::string sourceHash(const Family& family) const;
   const std::filesystem::path& overrideDir() const { return dir_; }
 
  private:
+  CompileUnit familyUnit(const Family& family) const;  // all but the kernels
+
   std::filesystem::path dir_;
 };
 

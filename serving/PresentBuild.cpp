@@ -35,9 +35,7 @@ db::PresentEnvironment presentEnvironment(const std::string& templatesDir) {
       const Family* f = FamilyRegistry::builtin().find(name);
       if (!f) return std::nullopt;
       try {
-        Config any{f, {}, true};  // the source and headers are the same for every configuration
-        for (const auto& param : f->params) any.values.push_back(param.domain.front());
-        it->second = memo->templates.unit(any).sourceHash();
+        it->second = memo->templates.sourceHash(*f);
       } catch (const std::exception&) {
         it->second = std::nullopt;  // template unreadable here: cannot judge the source
       }

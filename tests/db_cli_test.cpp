@@ -18,9 +18,7 @@ struct CliFixture : test::ScratchDbTest {
   void populate() {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
     ResultStore store(database);
-    auto run = store.beginRun(test::testRun());
-    store.recordResult(run, test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000));
-    store.recordResult(run, test::okResult("smem_bs32", 4096, 4096, 4096, 9000));
+    auto run = test::recordTwoOkRows(store);
     auto failed = test::okResult("smem_bs32_guarded", 4096, 4096, 4096, 1);
     failed.setStatus("rejected:smem_per_block");
     failed.medianMs.reset();

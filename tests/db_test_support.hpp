@@ -127,4 +127,13 @@ inline db::ResultRecord okResult(const std::string& instance, long long m, long 
   return r;
 }
 
+// A run on testGpu() with two ok rows at 4096³ (a blocktile1d and an smem configuration): the
+// common start of the CLI tests' databases. Returns the run's id for more rows.
+inline std::int64_t recordTwoOkRows(db::ResultStore& store) {
+  auto run = store.beginRun(testRun());
+  store.recordResult(run, okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000));
+  store.recordResult(run, okResult("smem_bs32", 4096, 4096, 4096, 9000));
+  return run;
+}
+
 }  // namespace gemmtune::test

@@ -140,3 +140,26 @@ TEST(LaunchPlan, OperandsNeedATileOfSlackBelow2To31Elements) {
   p.ldb = 1 << 20;
   EXPECT_TRUE(planLaunch(c, p).runnable()) << planLaunch(c, p).refusal;
 }
+
+TEST(FamilyRegistry, SortsKeepsARepeatedSpecOnceAndRefusesTwoFamiliesOfOneName) {
+  Family first = reg().get("smem"), second = reg().get("blocktile1d");
+  first.order = 50;  // now after blocktile1d (20)
+  FamilyRegistry r({first, second, first});  // the same spec twice, as a link line may enrol it
+  EXPECT_EQ(r.choices(), "blocktile1d, smem");
+  Family impostor = second;
+  impostor.templateFile = "other.cu";
+  EXPECT_THROW(FamilyRegistry({second, impostor}), std::logic_error);
+}
+
+TEST(Family, TargetConstraintsSeeTheGpu) {
+  // warptile's register estimate: 128x128 tiles of 8x8 per thread fit 255 registers per thread,
+  // not a GPU that allows 128.
+  Config c = reg().parseName("warptile_bm128_bn128_bk8_wm64_wn64_wni2_tm8_tn8_t128");
+  GpuSpec gpu;
+  gpu.maxRegsPerThread = 255;
+  gpu.regsPerBlock = 65536;
+  EXPECT_EQ(c.violatedOn(gpu), nullptr);
+  gpu.maxRegsPerThread = 128;
+  ASSERT_NE(c.violatedOn(gpu), nullptr);
+  EXPECT_EQ(c.violatedOn(gpu)->name, "register_estimate");
+}

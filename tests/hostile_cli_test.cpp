@@ -29,9 +29,7 @@ struct HostileFixture : test::ScratchDbTest {
   void populate() {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
     ResultStore store(database);
-    auto run = store.beginRun(test::testRun());
-    store.recordResult(run, test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000));
-    store.recordResult(run, test::okResult("smem_bs32", 4096, 4096, 4096, 9000));
+    test::recordTwoOkRows(store);
   }
   // A valid export of populate()'s rows, as parsed JSON.
   nlohmann::json exported() {

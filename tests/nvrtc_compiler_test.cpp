@@ -11,6 +11,8 @@
 #include "NvrtcCompiler.hpp"
 #include "PtxasLog.hpp"
 #include "PtxStats.hpp"
+#include "Sha256.hpp"
+#include "TemplateSource.hpp"
 #include "Errors.hpp"
 
 using namespace gemmtune;
@@ -180,4 +182,51 @@ TEST(CubinInfo, ResourcesFromTheCubinAgreeWithPtxasLog) {
       EXPECT_EQ(fromCubin->staticSmemBytes, r.resources.staticSmemBytes) << name << " " << arch;
     }
   EXPECT_FALSE(resourcesFromCubin("not an elf", "k", "sm_90"));
+}
+
+TEST(NvrtcCompiler, OneProgramCompilesEveryKernelOfAUnitWithItsHeaders) {
+  CompileUnit u;
+  u.source = "#include \"scale.cuh\"\n"
+             "template <int S> __global__ void main_k(float* p) { p[0] *= S * kScale; }\n"
+             "template <int S> __global__ void reduce_k(float* p) { p[1] += S; }\n";
+  u.expressions = {"main_k<2>", "reduce_k<3>"};
+  u.headers = {{"scale.cuh", "constexpr float kScale = 0.5f;\n"}};
+  CompileResult r = NvrtcCompiler::compile(u, "sm_90");
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.loweredNames.size(), 2u);
+  EXPECT_EQ(r.loweredName, r.loweredNames[0]);
+  EXPECT_NE(r.loweredNames[0].find("main_k"), std::string::npos);
+  EXPECT_NE(r.loweredNames[1].find("reduce_k"), std::string::npos);
+  EXPECT_GT(r.resources.registers, 0);
+  EXPECT_EQ(r.sourceHash, u.sourceHash());
+}
+
+TEST(CompileUnit, SourceHashIsTheSourcesAloneWithoutHeadersAndCoversThem) {
+  CompileUnit u{"source", {"k<1>"}, {}, {}};
+  EXPECT_EQ(u.sourceHash(), Sha256::of("source"));  // keys of plain templates never changed
+  CompileUnit withHeader = u;
+  withHeader.headers = {{"h.cuh", "int x;"}};
+  CompileUnit otherHeader = u;
+  otherHeader.headers = {{"h.cuh", "int y;"}};
+  EXPECT_NE(withHeader.sourceHash(), u.sourceHash());
+  EXPECT_NE(withHeader.sourceHash(), otherHeader.sourceHash());
+  CompileUnit otherKernels = u;
+  otherKernels.expressions = {"k<2>"};
+  EXPECT_EQ(otherKernels.sourceHash(), u.sourceHash());  // one hash per family, whatever the kernels
+}
+
+TEST(CompileUnit, LoweredNamesRoundTripThroughTheStoredField) {
+  const std::vector<std::string> names{"_Z6main_kILi2EEvPf", "_Z8reduce_kILi3EEvPf"};
+  EXPECT_EQ(joinLoweredNames(names), "_Z6main_kILi2EEvPf _Z8reduce_kILi3EEvPf");
+  EXPECT_EQ(splitLoweredNames(joinLoweredNames(names)), names);
+  EXPECT_EQ(splitLoweredNames("_Z4oneEv"), std::vector<std::string>{"_Z4oneEv"});
+  EXPECT_TRUE(splitLoweredNames("").empty());
+}
+
+TEST(TemplateSource, AFamilysSourceHashIsEveryConfigurationsUnitHash) {
+  TemplateSource templates;
+  const Family& f = FamilyRegistry::builtin().get("warptile");
+  Config c = FamilyRegistry::builtin().parseName("warptile_bm128_bn128_bk8_wm64_wn32_wni2_tm4_tn4_t256");
+  EXPECT_EQ(templates.sourceHash(f), templates.unit(c).sourceHash());
+  EXPECT_EQ(templates.unit(c).expressions, c.kernelExpressions());
 }

@@ -72,11 +72,7 @@ TuningEngine::~TuningEngine() = default;
 
 const std::string& TuningEngine::sourceHashOf(const Family& family) {
   auto it = sourceHashes_.find(&family);
-  if (it == sourceHashes_.end()) {
-    Config any{&family, {}, true};  // the source and headers are the same for every configuration
-    for (const auto& p : family.params) any.values.push_back(p.domain.front());
-    it = sourceHashes_.emplace(&family, compiler_.unit(any).sourceHash()).first;
-  }
+  if (it == sourceHashes_.end()) it = sourceHashes_.emplace(&family, compiler_.sourceHash(family)).first;
   return it->second;
 }
 
