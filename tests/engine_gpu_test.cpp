@@ -212,7 +212,7 @@ int resumedIn(const std::string& jsonText) {
 }  // namespace
 
 // Kill points are uniform over the first 70 % of an uninterrupted run's wall time (the seed is
-// printed). Best rule: the same instance per size as the uninterrupted run, or — when two
+// printed). Best rule: the same instance per size as one of two uninterrupted runs, or — when two
 // candidates are within timing noise — each run that measured the other's winner found it
 // within 3 % of its own (engine_db_checks.hpp: sameBest).
 TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) {
@@ -264,9 +264,17 @@ TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) 
     EXPECT_GT(resumedIn(out), 0) << out;
   }
 
-  auto referenceRows = readRows(reference);
-  for (const GemmShape& s : {kSmall, kLarge})
-    EXPECT_TRUE(sameBest(okMedians(referenceRows, s), okMedians(finalRows, s))) << "at " << s.str();
+  // Two uninterrupted runs stand as references: with rank carrying, noise at 256 alone can change
+  // the set timed at 512, so the resumed run must agree with at least one of them.
+  auto referenceRows = readRows(reference), warmRows = readRows(dir_ / "warm.db");
+  for (const GemmShape& s : {kSmall, kLarge}) {
+    auto first = sameBest(okMedians(referenceRows, s), okMedians(finalRows, s));
+    auto second = sameBest(okMedians(warmRows, s), okMedians(finalRows, s));
+    EXPECT_TRUE(first || second) << "at " << s.str() << ": against the first uninterrupted run: " << first.message()
+                                 << "; against the second: " << second.message()
+                                 << "; the two uninterrupted runs: "
+                                 << sameBest(okMedians(referenceRows, s), okMedians(warmRows, s)).message();
+  }
 }
 
 TEST_F(TuneCli, SigintExits130WithEverythingMeasuredAndTheRerunResumes) {
