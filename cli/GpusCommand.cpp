@@ -1,5 +1,5 @@
-// `gemmtune gpus`: the GPUs gemmtune can see and the offline profiles it can plan for, with every
-// limit the filters and the occupancy calculator use.
+// `gemmtune gpus`: the NVRTC in use, the GPUs gemmtune can see and the offline profiles it can
+// plan for, with every limit the filters and the occupancy calculator use.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "GpuDetect.hpp"
 #include "GpuProfiles.hpp"
 #include "GpuSpecJson.hpp"
+#include "NvrtcLibrary.hpp"
 #include "Errors.hpp"
 
 namespace gemmtune::cli {
@@ -88,6 +89,13 @@ int run(bool json) {
     nlohmann::json j = {{"detected", nlohmann::json::array()}, {"profiles", nlohmann::json::array()}};
     for (const auto& g : detected) j["detected"].push_back(toJson(g));
     if (!problem.empty()) j["detect_error"] = problem;
+    try {
+      const auto& nvrtc = NvrtcLibrary::get();
+      j["nvrtc"] = {{"version", nvrtc.version()}, {"path", nvrtc.path()}, {"origin", nvrtc.origin()},
+                    {"pinned", nvrtc.pinned()}};
+    } catch (const Error& e) {
+      j["nvrtc_error"] = e.what();
+    }
     for (const auto& p : gpuProfiles()) {
       nlohmann::json pj = toJson(p.spec);
       pj["source"] = p.source;
@@ -97,6 +105,7 @@ int run(bool json) {
     return kExitOk;
   }
   std::vector<Column> cols;
+  fmt::print("{}\n", NvrtcLibrary::describeInUse());
   if (detected.empty()) {
     fmt::print("Detected GPUs: none ({})\n", problem);
   } else {

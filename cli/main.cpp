@@ -14,6 +14,7 @@
 #include "CliContext.hpp"
 #include "GpuDetect.hpp"
 #include "GpuSelect.hpp"
+#include "NvrtcLibrary.hpp"
 #include "Errors.hpp"
 #include "Quote.hpp"
 
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
                "gemmtune"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
-  app.set_version_flag("--version", "gemmtune 0.1.0");
+  // The NVRTC in use too: which one compiles the kernels changes their speed (NvrtcLibrary).
+  app.set_version_flag("--version", [] { return "gemmtune 0.1.0\n" + NvrtcLibrary::describeInUse(); });
 
   cli::CliContext ctx;
   ctx.self = argv[0];

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "NvrtcCompiler.hpp"
+#include "NvrtcLibrary.hpp"
 #include "ThreadPool.hpp"
 
 namespace gemmtune {
@@ -22,6 +23,7 @@ size_t Compiler::cancelPending() { return pool_->cancelPending(); }
 CompileUnit Compiler::unit(const Config& config) const { return templates_.unit(config); }
 
 CompileResult Compiler::compile(const Config& config, const std::string& arch) const {
+  NvrtcLibrary::get().warnIfOlderThanPinned();  // a cached kernel came from the same NVRTC
   CompileUnit u = unit(config);
   std::string key = CompileCache::key(u, arch);
   if (auto hit = cache_.load(key, arch)) return *hit;

@@ -1,7 +1,6 @@
 #include "NvrtcCompiler.hpp"
 
 #include <fmt/format.h>
-#include <nvrtc.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -9,6 +8,7 @@
 #include <stdexcept>
 
 #include "CubinInfo.hpp"
+#include "NvrtcLibrary.hpp"
 #include "PtxasLog.hpp"
 #include "Sha256.hpp"
 #include "Errors.hpp"
@@ -18,14 +18,17 @@ namespace gemmtune {
 
 namespace {
 
+// Every call goes through the NVRTC loaded at run time (NvrtcLibrary: the pinned 13.5 if found).
+const NvrtcLibrary& nv() { return NvrtcLibrary::get(); }
+
 void check(nvrtcResult r, const char* what) {
-  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("NVRTC {} failed: {}", what, nvrtcGetErrorString(r)));
+  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("NVRTC {} failed: {}", what, nv().nvrtcGetErrorString(r)));
 }
 
 // Owns an nvrtcProgram; destroyed on every path out of compile().
 struct ProgramDeleter {
   void operator()(nvrtcProgram* p) const {
-    nvrtcDestroyProgram(p);
+    nv().nvrtcDestroyProgram(p);
     delete p;
   }
 };
@@ -33,9 +36,9 @@ using Program = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
 
 std::string programLog(nvrtcProgram p) {
   size_t n = 0;
-  check(nvrtcGetProgramLogSize(p, &n), "GetProgramLogSize");
+  check(nv().nvrtcGetProgramLogSize(p, &n), "GetProgramLogSize");
   std::string log(n, '\0');
-  check(nvrtcGetProgramLog(p, log.data()), "GetProgramLog");
+  check(nv().nvrtcGetProgramLog(p, log.data()), "GetProgramLog");
   while (!log.empty() && log.back() == '\0') log.pop_back();
   return log;
 }
@@ -47,17 +50,15 @@ std::vector<std::string> NvrtcCompiler::baseOptions() {
   return {"-std=c++17", "--ptxas-options=-v"};
 }
 
-std::string NvrtcCompiler::version() {
-  int major = 0, minor = 0;
-  check(nvrtcVersion(&major, &minor), "Version");
-  return fmt::format("{}.{}", major, minor);
-}
+std::string NvrtcCompiler::version() { return nv().version(); }
+
+std::string NvrtcCompiler::location() { return nv().path(); }
 
 std::vector<int> NvrtcCompiler::supportedArchs() {
   int n = 0;
-  check(nvrtcGetNumSupportedArchs(&n), "GetNumSupportedArchs");
+  check(nv().nvrtcGetNumSupportedArchs(&n), "GetNumSupportedArchs");
   std::vector<int> archs(static_cast<size_t>(n));
-  check(nvrtcGetSupportedArchs(archs.data()), "GetSupportedArchs");
+  check(nv().nvrtcGetSupportedArchs(archs.data()), "GetSupportedArchs");
   return archs;
 }
 
@@ -77,6 +78,7 @@ CompileResult NvrtcCompiler::compile(const std::string& source, const std::strin
 }
 
 CompileResult NvrtcCompiler::compile(const CompileUnit& unit, const std::string& arch) {
+  nv().warnIfOlderThanPinned();
   const std::string& nameExpression = unit.expressions.at(0);
   // ptxas' resource lines are occasionally missing from the program log when many compiles run
   // at once (seen on a 16-core host under full load). Compiling again is cheap next to timing a
@@ -112,10 +114,10 @@ CompileResult NvrtcCompiler::compileOnce(const CompileUnit& unit, const std::str
     headerTexts.push_back(text.c_str());
   }
   Program prog(new nvrtcProgram{});
-  check(nvrtcCreateProgram(prog.get(), unit.source.c_str(), "gemmtune_instance.cu", static_cast<int>(headerTexts.size()),
-                           headerTexts.data(), headerNames.data()),
+  check(nv().nvrtcCreateProgram(prog.get(), unit.source.c_str(), "gemmtune_instance.cu",
+                                static_cast<int>(headerTexts.size()), headerTexts.data(), headerNames.data()),
         "CreateProgram");
-  for (const auto& e : unit.expressions) check(nvrtcAddNameExpression(*prog, e.c_str()), "AddNameExpression");
+  for (const auto& e : unit.expressions) check(nv().nvrtcAddNameExpression(*prog, e.c_str()), "AddNameExpression");
 
   std::vector<std::string> opts = baseOptions();
   opts.insert(opts.end(), unit.options.begin(), unit.options.end());
@@ -123,7 +125,7 @@ CompileResult NvrtcCompiler::compileOnce(const CompileUnit& unit, const std::str
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
 
-  nvrtcResult r = nvrtcCompileProgram(*prog, static_cast<int>(argv.size()), argv.data());
+  nvrtcResult r = nv().nvrtcCompileProgram(*prog, static_cast<int>(argv.size()), argv.data());
   out.log = programLog(*prog);
   if (r == NVRTC_ERROR_COMPILATION) {
     out.ok = false;
@@ -133,20 +135,20 @@ CompileResult NvrtcCompiler::compileOnce(const CompileUnit& unit, const std::str
 
   for (const auto& e : unit.expressions) {
     const char* lowered = nullptr;
-    check(nvrtcGetLoweredName(*prog, e.c_str(), &lowered), "GetLoweredName");
+    check(nv().nvrtcGetLoweredName(*prog, e.c_str(), &lowered), "GetLoweredName");
     out.loweredNames.emplace_back(lowered);
   }
   out.loweredName = out.loweredNames.front();
 
   size_t n = 0;
-  check(nvrtcGetPTXSize(*prog, &n), "GetPTXSize");
+  check(nv().nvrtcGetPTXSize(*prog, &n), "GetPTXSize");
   out.ptx.resize(n);
-  check(nvrtcGetPTX(*prog, out.ptx.data()), "GetPTX");
+  check(nv().nvrtcGetPTX(*prog, out.ptx.data()), "GetPTX");
   while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
 
-  check(nvrtcGetCUBINSize(*prog, &n), "GetCUBINSize");
+  check(nv().nvrtcGetCUBINSize(*prog, &n), "GetCUBINSize");
   out.cubin.resize(n);
-  check(nvrtcGetCUBIN(*prog, out.cubin.data()), "GetCUBIN");
+  check(nv().nvrtcGetCUBIN(*prog, out.cubin.data()), "GetCUBIN");
 
   out.ok = true;
   out.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

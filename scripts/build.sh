@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian/Ubuntu packages), then configures and builds gemmtune into
-# build/ (or $GEMMTUNE_BUILD_DIR). Idempotent: a second run only rebuilds what changed.
+# Installs what is missing (Debian/Ubuntu packages), fetches the pinned NVRTC 13.5 and CUTLASS
+# headers into build/deps (scripts/fetch-deps.sh: faster kernels than the toolkit's NVRTC 13.0),
+# then configures and builds gemmtune into build/ (or $GEMMTUNE_BUILD_DIR). Idempotent: a second
+# run only rebuilds what changed.
 # --deps-only: install the packages and stop (scripts/fuzz and scripts/test-sanitized build
 # their own trees).
 set -euo pipefail
@@ -8,7 +10,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GEMMTUNE_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build pkg-config libsqlite3-dev libspdlog-dev libfmt-dev
-          libcli11-dev nlohmann-json3-dev libgtest-dev)
+          libcli11-dev nlohmann-json3-dev libgtest-dev curl ca-certificates jq unzip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -33,6 +35,9 @@ if ! command -v nvcc >/dev/null 2>&1; then
     exit 69
   fi
 fi
+
+# Never fails: without them gemmtune uses the toolkit's NVRTC and builds no CUTLASS family.
+"$root/scripts/fetch-deps.sh" "$build/deps"
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" >/dev/null

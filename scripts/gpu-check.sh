@@ -7,6 +7,8 @@
 #        (default: build gpu-tests compile-bench; `build tune bench` gives the tuning cost and the
 #        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
 # Hosts without sqlite3.h: put sqlite3.h in .devdeps/include; the runtime libsqlite3.so.0 is used.
+# Hosts without network: put the pinned wheels (scripts/fetch-deps.sh names them) in
+# .devdeps/wheels; the build step unpacks them into $build/deps.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-/tmp/gemmtune-gpu-check}
@@ -28,6 +30,10 @@ for step in "${steps[@]}"; do
         args+=(-DSQLite3_INCLUDE_DIR="$root/.devdeps/include" -DSQLite3_LIBRARY="$lib")
       fi
       command -v nvcc >/dev/null || args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+      # No network here: the pinned NVRTC 13.5 and CUTLASS come from wheels carried along.
+      if [ -d "$root/.devdeps/wheels" ]; then
+        GEMMTUNE_WHEELS="$root/.devdeps/wheels" "$root/scripts/fetch-deps.sh" "$build/deps" 2>&1 | tee "$out/fetch-deps.log"
+      fi
       if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
          cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1; then
         note build "ok ($(elapsed $t0))"
@@ -36,6 +42,8 @@ for step in "${steps[@]}"; do
         note build "FAILED (see build.log)"
         break
       fi
+      # Which NVRTC compiles the kernels (the pinned 13.5, or a fallback), into the summary.
+      note nvrtc "$("$build/cli/gemmtune" --version 2>&1 | grep -m1 '^NVRTC' || echo 'gemmtune --version failed')"
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
       ;;
     cpu-tests)

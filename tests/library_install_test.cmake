@@ -30,16 +30,38 @@ if(NOT config_files OR NOT libraries)
   message(FATAL_ERROR "not installed: gemmtuneConfig.cmake (${config_files}) or libgemmtune.so (${libraries})")
 endif()
 
-# The driver is loaded at run time; a link to it would stop the library loading without a GPU.
+# The driver and NVRTC are loaded at run time; a link to the driver would stop the library loading
+# without a GPU, one to NVRTC would tie it to the toolkit's copy.
 find_program(READELF readelf)
 if(READELF)
-  run_step("readelf" ${READELF} -d ${libraries})
-  if(step_output MATCHES "libcuda\\.so")
-    message(FATAL_ERROR "libgemmtune.so links the CUDA driver:\n${step_output}")
-  endif()
+  foreach(binary ${libraries} ${prefix}/bin/gemmtune)
+    run_step("readelf" ${READELF} -d ${binary})
+    if(step_output MATCHES "libcuda\\.so|libnvrtc")
+      message(FATAL_ERROR "${binary} links the CUDA driver or NVRTC:\n${step_output}")
+    endif()
+  endforeach()
 endif()
 
 run_step("installed gemmtune --help" ${prefix}/bin/gemmtune --help)
+
+# The pinned dependencies fetched into this build tree (scripts/fetch-deps.sh) are installed, and
+# the installed program prefers its own NVRTC to the build tree's.
+if(EXISTS ${BUILD_DIR}/deps/nvrtc/lib/libnvrtc.so.13)
+  file(GLOB_RECURSE installed_nvrtc ${prefix}/*/gemmtune/nvrtc/libnvrtc.so.13)
+  file(GLOB_RECURSE installed_builtins ${prefix}/*/gemmtune/nvrtc/libnvrtc-builtins.so.13.5)
+  if(NOT installed_nvrtc OR NOT installed_builtins)
+    message(FATAL_ERROR "not installed: gemmtune/nvrtc/libnvrtc.so.13 and libnvrtc-builtins.so.13.5")
+  endif()
+  run_step("installed gemmtune --version" ${CMAKE_COMMAND} -E env --unset=GEMMTUNE_NVRTC ${prefix}/bin/gemmtune --version)
+  string(FIND "${step_output}" "NVRTC 13.5 from ${installed_nvrtc} (installed)" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the installed gemmtune does not use ${installed_nvrtc}:\n${step_output}")
+  endif()
+endif()
+if(EXISTS ${BUILD_DIR}/deps/cutlass/include/cutlass/version.h AND
+   NOT EXISTS ${prefix}/share/gemmtune/cutlass/include/cutlass/version.h)
+  message(FATAL_ERROR "not installed: share/gemmtune/cutlass/include/cutlass/version.h")
+endif()
 
 run_step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/consumer -B ${consumer_build}
          -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
