@@ -15,6 +15,7 @@
 #include "Database.hpp"
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
+#include "HeaderTrees.hpp"
 #include "GpuDetect.hpp"
 #include "ShapeFile.hpp"
 #include "TuneReport.hpp"
@@ -44,7 +45,13 @@ std::vector<const Family*> parseFamilies(const std::string& list) {
   const auto& reg = FamilyRegistry::builtin();
   std::vector<const Family*> out;
   if (list.empty() || list == "all") {
-    for (const auto& f : reg.all()) out.push_back(&f);
+    for (const auto& f : reg.all()) {
+      if (auto why = unavailableReason(f)) {
+        spdlog::warn("family {} skipped: {}", f.name, *why);
+        continue;
+      }
+      out.push_back(&f);
+    }
     return out;
   }
   size_t start = 0;
@@ -52,6 +59,7 @@ std::vector<const Family*> parseFamilies(const std::string& list) {
     size_t comma = list.find(',', start);
     std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const Family* f = &reg.get(name);  // throws UsageError listing the choices
+    if (auto why = unavailableReason(*f)) throw UnavailableError(fmt::format("family {} is unavailable here: {}", name, *why));
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     if (comma == std::string::npos) break;
     start = comma + 1;

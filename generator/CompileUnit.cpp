@@ -6,9 +6,10 @@
 namespace gemmtune {
 
 std::string CompileUnit::sourceHash() const {
-  if (headers.empty()) return Sha256::of(source);
+  if (headers.empty() && headerTrees.empty()) return Sha256::of(source);
   std::string all = source;
   for (const auto& [name, text] : headers) all += "\n// header " + name + " " + std::to_string(text.size()) + "\n" + text;
+  for (const auto& tree : headerTrees) all += "\n// header tree " + tree + "\n";
   return Sha256::of(all);
 }
 

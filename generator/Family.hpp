@@ -58,6 +58,10 @@ struct Family {
   // includes; both are part of every compile's cache key.
   std::vector<std::string> compileOptions;
   std::vector<std::string> headers;
+  // Header libraries from outside templates/ (HeaderTrees.hpp: "cutlass"): their include
+  // directories are found on this machine, their versions enter the source hash. A family whose
+  // tree is missing here is unavailable (listed with the reason, skipped by `tune` unless named).
+  std::vector<std::string> headerTrees;
   // Name expressions of further kernels compiled in the same program (a reduction, a helper),
   // launched by the plan as kernels 1, 2, ...; none by default.
   std::function<std::vector<std::string>(const Config&)> extraKernels;

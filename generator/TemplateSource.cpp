@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "HeaderTrees.hpp"
 #include "gemmtune/EmbeddedTemplates.hpp"
 #include "Errors.hpp"
 
@@ -44,6 +45,13 @@ CompileUnit TemplateSource::unit(const Config& config) const {
 CompileUnit TemplateSource::familyUnit(const Family& f) const {
   CompileUnit u{get(f), {}, f.compileOptions, {}};
   for (const auto& h : f.headers) u.headers.emplace_back(h, read(dir_, h));
+  for (const auto& name : f.headerTrees) {
+    const HeaderTree& tree = requireHeaderTree(name);
+    u.headerTrees.push_back(tree.identity());
+    // Paths differ between machines: they reach NVRTC (and this machine's compile cache key) but
+    // never the stored compile options or the source hash.
+    for (const auto& dir : tree.includeDirs) u.options.push_back("-I" + dir);
+  }
   return u;
 }
 

@@ -3,7 +3,9 @@
 
 #include <set>
 
+#include "CompileUnit.hpp"
 #include "FamilyRegistry.hpp"
+#include "HeaderTrees.hpp"
 #include "Errors.hpp"
 
 using namespace gemmtune;
@@ -13,14 +15,14 @@ const FamilyRegistry& reg() { return FamilyRegistry::builtin(); }
 }  // namespace
 
 TEST(Family, RegistryListsEveryFamilyOnceInOrder) {
-  EXPECT_EQ(reg().choices(), "smem, blocktile1d, blocktile2d, warptile");
+  EXPECT_EQ(reg().choices(), "smem, blocktile1d, blocktile2d, warptile, cutlass");
   EXPECT_NE(reg().find("smem"), nullptr);
   EXPECT_EQ(reg().find("nope"), nullptr);
   try {
     reg().get("nope");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, blocktile2d, warptile)");
+    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, blocktile2d, warptile, cutlass)");
   }
 }
 
@@ -162,4 +164,62 @@ TEST(Family, TargetConstraintsSeeTheGpu) {
   gpu.maxRegsPerThread = 128;
   ASSERT_NE(c.violatedOn(gpu), nullptr);
   EXPECT_EQ(c.violatedOn(gpu)->name, "register_estimate");
+}
+
+// CUTLASS predicates every access: one form runs every problem, and the grid is the identity
+// swizzle's (tiles_m << L, ceil(tiles_n / 2^L)), L the largest group whose threshold holds.
+TEST(LaunchPlan, CutlassRunsEveryShapeOnTheSwizzlesGrid) {
+  Config c = reg().parseName("cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1");
+  const Family& f = *c.family;
+  EXPECT_EQ(f.threadsPerBlock(c), 256);
+  EXPECT_EQ(f.dynamicSmemBytes(c), 3 * (128 + 128) * 8 * 4);
+  LaunchPlan p = planLaunch(c, GemmProblem::packed(1000, 1000, 1000));
+  ASSERT_TRUE(p.runnable()) << p.refusal;
+  EXPECT_EQ(p.launches.at(0).grid, (Dim3{8, 8, 1}));  // blockIdx.x over M, as CUTLASS rasterizes
+  EXPECT_EQ(p.launches.at(0).args, sgemmKernelArgs());
+  EXPECT_FALSE(formFor(c, GemmProblem::packed(17, 33, 7)).guarded);  // the one form runs odd sizes
+  GemmProblem odd = GemmProblem::packed(17, 33, 7);
+  odd.lda = 9, odd.alignA = 4;  // unaligned rows and base pointer: operand alignment 1 runs them
+  EXPECT_TRUE(planLaunch(c, odd).runnable());
+  odd.alignB = 2;
+  EXPECT_NE(planLaunch(c, odd).refusal.find("4-byte aligned"), std::string::npos);
+
+  Config sw4 = reg().parseName("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4");
+  EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(1000, 1000, 1000)).launches.at(0).grid, (Dim3{16 * 4, 2, 1}));  // 8 column tiles: groups of 4
+  EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(257, 129, 65)).launches.at(0).grid, (Dim3{5 * 2, 1, 1}));  // 2 column tiles: groups of 2
+  EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(257, 100, 65)).launches.at(0).grid, (Dim3{5, 1, 1}));  // 1 column tile
+  EXPECT_EQ(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8").family, &f);
+  EXPECT_EQ(planLaunch(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8"), GemmProblem::packed(64, 6 * 64, 8))
+                .launches.at(0).grid,
+            (Dim3{8, 1, 1}));  // 6 column tiles reach group 8's threshold: one group of 8
+}
+
+TEST(LaunchPlan, CutlassConstraintsFollowItsKernelList) {
+  const Family& f = reg().get("cutlass");
+  auto violated = [&](std::vector<int> v) {
+    const Constraint* c = Config{&f, std::move(v), false}.violated();
+    return c ? c->name : std::string("none");
+  };
+  EXPECT_EQ(violated({64, 64, 8, 64, 64, 3, 1}), "four_to_eight_warps");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 2, 1}), "multistage");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 3}), "swizzle_group");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 1}), "none");
+}
+
+TEST(HeaderTrees, CutlassVersionIsReadFromItsHeader) {
+  EXPECT_EQ(cutlassVersionFromHeader("#define CUTLASS_MAJOR 4\n#define CUTLASS_MINOR 2\n#define CUTLASS_PATCH 0\n"), "4.2.0");
+  EXPECT_EQ(cutlassVersionFromHeader("#define CUTLASS_MAJOR 4\n"), "");
+  EXPECT_EQ(cutlassVersionFromHeader("#define CUTLASS_MAJOR 99999999999\n#define CUTLASS_MINOR 2\n#define CUTLASS_PATCH 0"), "");
+}
+
+TEST(HeaderTrees, ATreesVersionMovesTheSourceHashItsPathDoesNot) {
+  CompileUnit plain{"__global__ void k() {}", {"k"}, {}, {}};
+  CompileUnit v420 = plain, v430 = plain;
+  v420.headerTrees = {"cutlass 4.2.0"};
+  v430.headerTrees = {"cutlass 4.3.0"};
+  EXPECT_NE(plain.sourceHash(), v420.sourceHash());
+  EXPECT_NE(v420.sourceHash(), v430.sourceHash());
+  CompileUnit elsewhere = v420;
+  elsewhere.options = {"-I/somewhere/else"};
+  EXPECT_EQ(elsewhere.sourceHash(), v420.sourceHash());
 }

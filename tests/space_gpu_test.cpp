@@ -35,6 +35,10 @@ const RealSpace& realSpace() {
     SpaceOptions options;
     options.bothForms = true;
     for (const auto& family : FamilyRegistry::builtin().all()) {
+      // A CUTLASS instance takes seconds to compile: its tile and warp shapes (every resource
+      // combination) are covered at one pipeline depth and swizzle.
+      options.fixed.clear();
+      if (!family.headerTrees.empty()) options.fixed = {{"STAGES", 3}, {"SWIZZLE", 1}};
       auto cs = buildSpace(family, s.gpu, compiler, options);
       s.candidates.insert(s.candidates.end(), cs.begin(), cs.end());
     }

@@ -97,13 +97,24 @@ TEST(SpaceCli, AcceptedOnlyHidesRejectedRows) {
 
 TEST(SpaceCli, BadInputIsOneLineAndExitTwo) {
   expectUsageError(space({"--gpu", "h900", "--family", "smem"}), "unknown GPU 'h900' (choose from: auto, all");
-  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile)");
+  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, cutlass)");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "40x96"}), "bad size '40x96'");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "0"}), "bad size '0'");
   expectUsageError(space({"--gpu", "h100"}), "give --family");
   expectUsageError(space({"--gpu", "all", "--family", "smem"}), "not 'all'");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--params", "BM=4"}), "not NAME=VALUE with NAME one of BLOCKSIZE");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--prune"}), "--prune needs --size");
+}
+
+// A family whose header library is missing is refused when named, before any GPU work, with
+// what to do; `tune` of every family skips it with a warning instead.
+TEST(TuneCli, AFamilyWithoutItsHeadersIsRefusedWithWhatToDo) {
+  auto r = runCli({"tune", "--families", "cutlass", "--sizes", "64"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
+  EXPECT_EQ(r.exitCode, 69) << r.err;
+  EXPECT_NE(r.err.find("family cutlass is unavailable here: GEMMTUNE_CUTLASS_DIR=/nonexistent/include holds no cutlass/version.h"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
 }
 
 TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {

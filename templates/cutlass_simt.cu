@@ -1,0 +1,67 @@
+// gemmtune kernel template: CUTLASS's SIMT SGEMM instantiated at run time (family "cutlass_simt").
+//
+// cutlass::gemm::device::Gemm<float, row-major ×3, OpClassSimt, Sm80, ThreadblockShape
+// TBM×TBN×TBK, WarpShape WM×WN×TBK, instruction 1×1×1, LinearCombination, identity swizzle of
+// SWIZZLE, STAGES> — the design cuBLAS runs for FP32 on sm_80 and later: 8×8 results per thread,
+// A transposed in shared memory, a STAGES-deep cp.async pipeline from global to shared memory.
+// CUTLASS predicates every load and store, so one form serves any M, N, K >= 1, any leading
+// dimensions and any 4-byte aligned pointers (operand alignment 1; GUARDED is accepted for the
+// common naming and changes nothing).
+//
+// Launch contract (generator/families/CutlassSimt.cpp makes the plan): the gemmtune argument list
+// (M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); block = 32 × (TBM/WM) × (TBN/WN) threads;
+// dynamic shared memory = STAGES × (TBM + TBN) × TBK × 4 bytes (asserted below against CUTLASS's
+// own SharedStorage); grid = the identity swizzle's grid for the tiled shape
+// (ceil(M/TBM), ceil(N/TBN)): (tiles_m << L, ceil(tiles_n / 2^L)) with L = log2 of the largest of
+// SWIZZLE, 4, 2 whose threshold tiles_n >= 6, 3, 2 holds (1 otherwise).
+//
+// Why a wrapper instead of cutlass::Kernel<GemmKernel>: GemmKernel::Params (iterator strides,
+// fast-divmod constants, the swizzle's log tile) must match the instantiated type exactly. It is
+// built here, on the GPU, by CUTLASS's own host-device constructor — once per block, by thread 0,
+// into shared memory — so no host code can drift from the headers. A launch whose grid differs
+// from what the swizzle expects computes nothing (verification then fails loudly).
+// beta == 0 never reads C (LinearCombination skips the source when beta is zero).
+#include <cutlass/gemm/device/gemm.h>
+
+template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE>
+struct gemmtune_cutlass_simt_types {
+  using Row = cutlass::layout::RowMajor;
+  using Swizzle = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<SWIZZLE>;
+  using Gemm = cutlass::gemm::device::Gemm<
+      float, Row, float, Row, float, Row, float, cutlass::arch::OpClassSimt, cutlass::arch::Sm80,
+      cutlass::gemm::GemmShape<TBM, TBN, TBK>, cutlass::gemm::GemmShape<WM, WN, TBK>, cutlass::gemm::GemmShape<1, 1, 1>,
+      cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, STAGES>;
+  using Kernel = typename Gemm::GemmKernel;
+  static constexpr int kThreads = 32 * (TBM / WM) * (TBN / WN);
+  static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 4;
+};
+
+template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED>
+__global__ void __launch_bounds__(gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>::kThreads)
+    sgemm_cutlass_simt(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                       float* C, int ldc) {
+  using Types = gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>;
+  using Kernel = typename Types::Kernel;
+  using Params = typename Kernel::Params;
+  static_assert(STAGES >= 3, "STAGES >= 3: two stages select CUTLASS's double-buffered main loop, whose padded shared memory the plan does not describe");
+  static_assert(Kernel::kThreadCount == Types::kThreads, "threads per block differ from 32 x (TBM/WM) x (TBN/WN)");
+  static_assert(sizeof(typename Kernel::SharedStorage) <= Types::kSmemBytes,
+                "CUTLASS's shared storage exceeds STAGES x (TBM + TBN) x TBK x 4 bytes: the plan's dynamic shared memory is too small");
+
+  __shared__ alignas(alignof(Params)) unsigned char paramBytes[sizeof(Params)];
+  extern __shared__ int4 gemmtune_cutlass_smem[];
+  if (threadIdx.x == 0) {
+    cutlass::gemm::GemmCoord problem(M, N, K);
+    cutlass::gemm::GemmCoord tiled = Types::Swizzle::get_tiled_shape(problem, {TBM, TBN, TBK}, 1);
+    Params params(problem, tiled, {const_cast<float*>(A), lda}, {const_cast<float*>(B), ldb}, {C, ldc}, {C, ldc},
+                  {alpha, beta});
+    const dim3 grid = Types::Swizzle::get_grid_shape(tiled);
+    // A grid the swizzle did not plan for would leave tiles uncomputed: compute none instead.
+    if (grid.x != gridDim.x || grid.y != gridDim.y || grid.z != gridDim.z) params.grid_tiled_shape = {0, 0, 0};
+    memcpy(paramBytes, &params, sizeof(Params));
+  }
+  __syncthreads();
+  Kernel op;
+  op(*reinterpret_cast<const Params*>(paramBytes),
+     *reinterpret_cast<typename Kernel::SharedStorage*>(gemmtune_cutlass_smem));
+}
