@@ -4,6 +4,7 @@
 # short summary table last.
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
+#        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps)
 #        (default: build gpu-tests compile-bench; `build tune bench` gives the tuning cost and the
 #        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
 # Hosts without sqlite3.h: put sqlite3.h in .devdeps/include; the runtime libsqlite3.so.0 is used.
@@ -68,11 +69,14 @@ for step in "${steps[@]}"; do
       for pass in cold warm; do
         t1=$(date +%s)
         timeout "${TUNE_TIMEOUT:-300}" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
-          >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
+          --families "${TUNE_FAMILIES:-all}" >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
         rc=$?
         note "tune ($pass)" "rc=$rc $(elapsed $t1)"
       done
       cat "$out/tune-cold.txt"; tail -5 "$out/tune-cold.log"
+      # Wrong results are recorded, never best; their details say which layout and element failed.
+      "$build/cli/gemmtune" results --db "$out/tune.db" --status wrong_result --json >"$out/tune-wrong.txt" 2>&1
+      grep -oE "\"(instance|error_text|max_error)\": *\"[^\"]*\"|\"max_error\": *[0-9.e+-]*" "$out/tune-wrong.txt" | head -40
       ;;
     bench)
       # Needs the tune step's database (this run's, or the one a previous check kept).
