@@ -20,9 +20,21 @@ steps=("$@")
 summary=()
 note() { summary+=("$(printf '%-16s %s' "$1" "$2")"); }
 elapsed() { echo $(( $(date +%s) - $1 ))s; }
+# The whole check ends within CHECK_BUDGET seconds (default 560, under the device tool's 600 s
+# per command), so that the logs are always packed and the summary printed: every step's timeout
+# is cut to what is left, and a step with under 30 s left is skipped.
+deadline=$(( $(date +%s) + ${CHECK_BUDGET:-560} ))
+capped() { local left=$(( deadline - $(date +%s) - 20 )); echo $(( $1 < left ? $1 : left )); }
+# The compile cache lives beside the build, never under $OUT: thousands of small files there
+# would keep the logs from coming back.
+cache_home="$build/check-cache"
 
 for step in "${steps[@]}"; do
   t0=$(date +%s)
+  if [ "$(capped 1000)" -lt 30 ]; then
+    note "$step" "skipped: CHECK_BUDGET spent"
+    continue
+  fi
   case "$step" in
     build)
       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
@@ -36,7 +48,7 @@ for step in "${steps[@]}"; do
         GEMMTUNE_WHEELS="$root/.devdeps/wheels" "$root/scripts/fetch-deps.sh" "$build/deps" 2>&1 | tee "$out/fetch-deps.log"
       fi
       if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
-         cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1; then
+         timeout "$(capped 600)" cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1; then
         note build "ok ($(elapsed $t0))"
       else
         tail -30 "$out/configure.log" "$out/build.log"
@@ -53,7 +65,7 @@ for step in "${steps[@]}"; do
       ;;
     gpu-tests)
       # One at a time: GPU tests time kernels and must not share the GPU.
-      (cd "$build" && timeout "${GPU_TESTS_TIMEOUT:-900}" ctest --no-tests=error -L gpu -R "${GPU_TESTS_REGEX:-.}" --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+      (cd "$build" && timeout "$(capped "${GPU_TESTS_TIMEOUT:-900}")" ctest --no-tests=error -L gpu -R "${GPU_TESTS_REGEX:-.}" --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
       note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1) ($(elapsed $t0))"
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
@@ -63,12 +75,12 @@ for step in "${steps[@]}"; do
       note compile-bench "$(tail -2 "$out/compile-bench.txt" | awk '{printf "%s %s/s  ", $1, $6}')"
       ;;
     tune)
-      export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$out/cache"
+      export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$cache_home"
       # A database or compile cache kept from an earlier check would make the cold pass warm.
-      rm -rf "$out/tune.db" "$out/tune.db-wal" "$out/tune.db-shm" "$out/cache"
+      rm -rf "$out/tune.db" "$out/tune.db-wal" "$out/tune.db-shm" "$cache_home"
       for pass in cold warm; do
         t1=$(date +%s)
-        timeout "${TUNE_TIMEOUT:-300}" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
+        timeout "$(capped "${TUNE_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
           --families "${TUNE_FAMILIES:-all}" >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
         rc=$?
         note "tune ($pass)" "rc=$rc $(elapsed $t1)"
@@ -85,7 +97,7 @@ for step in "${steps[@]}"; do
       elif [ ! -f "$out/tune.db" ]; then
         note bench "skipped: no $out/tune.db (run the tune step first)"
       else
-        XDG_CACHE_HOME="$out/cache" timeout "${BENCH_TIMEOUT:-900}" "$build/bench/gemm_bench" --db "$out/tune.db" \
+        XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-900}")" "$build/bench/gemm_bench" --db "$out/tune.db" \
           --csv "$out/bench.csv" >"$out/bench.txt" 2>"$out/bench.log"
         rc=$?
         cat "$out/bench.txt"; tail -5 "$out/bench.log"
@@ -102,8 +114,8 @@ done
 
 gpuline=$(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)
 # Everything but the summary goes into one archive (fewer files to carry back).
-(cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude=tune.db --exclude=cache ./* 2>/dev/null &&
-  find . -maxdepth 1 -type f ! -name logs.tgz ! -name tune.db ! -name bench.csv -delete; rm -rf cache)
+(cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude='tune.db*' ./* 2>/dev/null &&
+  find . -maxdepth 1 -type f ! -name logs.tgz ! -name bench.csv -delete)
 echo
 echo "== summary ($gpuline) =="
 printf '%s\n' "${summary[@]}"
