@@ -55,7 +55,18 @@ std::string dlFailure() {
 
 }  // namespace
 
-std::vector<NvrtcCandidate> NvrtcLibrary::searchOrder(const char* env) {
+std::optional<int> NvrtcLibrary::installedDriverVersion() {
+  // cuDriverGetVersion needs no cuInit; the handle stays open (the device layer loads it anyway).
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) return std::nullopt;
+  using GetVersion = int (*)(int*);
+  auto get = reinterpret_cast<GetVersion>(dlsym(cuda, "cuDriverGetVersion"));
+  int version = 0;
+  if (!get || get(&version) != 0 || version <= 0) return std::nullopt;
+  return version;
+}
+
+std::vector<NvrtcCandidate> NvrtcLibrary::searchOrder(const char* env, std::optional<int> driverVersion) {
   if (env && *env) return {{env, "GEMMTUNE_NVRTC", true}};
   std::vector<NvrtcCandidate> out;
   auto add = [&](const fs::path& path, const char* origin) {
@@ -63,10 +74,13 @@ std::vector<NvrtcCandidate> NvrtcLibrary::searchOrder(const char* env) {
       if (c.path == path.string()) return;
     out.push_back({path.string(), origin, false});
   };
-  for (const auto& p : installedCandidates()) add(p, "installed");
+  const bool driverTakesPinned = !driverVersion || *driverVersion >= kPinnedMajor * 1000;
+  if (driverTakesPinned) {
+    for (const auto& p : installedCandidates()) add(p, "installed");
 #ifdef GEMMTUNE_BUILD_DEPS_DIR
-  add(fs::path(GEMMTUNE_BUILD_DEPS_DIR) / "nvrtc" / "lib" / kPinnedFile, "build tree");
+    add(fs::path(GEMMTUNE_BUILD_DEPS_DIR) / "nvrtc" / "lib" / kPinnedFile, "build tree");
 #endif
+  }
   add("libnvrtc.so.13", "toolkit");
   add("libnvrtc.so.12", "toolkit");
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
@@ -151,11 +165,14 @@ bool NvrtcLibrary::pinned() const { return major_ > kPinnedMajor || (major_ == k
 
 std::string NvrtcLibrary::describe() const {
   std::string s = fmt::format("NVRTC {} from {} ({})", version(), path_, origin_);
-  if (!pinned())
-    s += fmt::format(": older than the pinned {}.{}; kernels may run up to 14 % slower (64-bit shared-memory "
-                     "addressing). Run scripts/build.sh to fetch it, or set GEMMTUNE_NVRTC.",
-                     kPinnedMajor, kPinnedMinor);
-  return s;
+  if (pinned()) return s;
+  s += fmt::format(": older than the pinned {}.{}; kernels may run up to 14 % slower (64-bit shared-memory addressing). ",
+                   kPinnedMajor, kPinnedMinor);
+  const std::optional<int> driver = installedDriverVersion();
+  if (driver && *driver < kPinnedMajor * 1000)
+    return s + fmt::format("The pinned one needs a CUDA {} driver; this one is {}.{}.", kPinnedMajor, *driver / 1000,
+                           (*driver % 1000) / 10);
+  return s + "Run scripts/build.sh to fetch it, or set GEMMTUNE_NVRTC.";
 }
 
 std::string NvrtcLibrary::describeInUse() {

@@ -8,12 +8,14 @@
 //   2. the pinned copy installed with gemmtune: <libdir>/gemmtune/nvrtc/libnvrtc.so.13, found
 //      from the running program (<prefix>/bin) and from the library holding this code
 //   3. the pinned copy in the build tree: GEMMTUNE_BUILD_DEPS_DIR/nvrtc/lib/libnvrtc.so.13
+//      (2 and 3 are passed over when the CUDA driver is older than 13.0: it cannot load their cubins)
 //   4. the toolkit's: libnvrtc.so.13, libnvrtc.so.12 by soname, then under $CUDA_HOME,
 //      $CUDA_PATH and /usr/local/cuda (lib64/)
 #pragma once
 
 #include <nvrtc.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,14 @@ class NvrtcLibrary {
   // A fresh load from `candidates`, in order (tests; get() uses searchOrder()). The library stays
   // loaded for the life of the process.
   static NvrtcLibrary load(const std::vector<NvrtcCandidate>& candidates);
-  // Where this process looks, in order. `env` is $GEMMTUNE_NVRTC (null: unset).
-  static std::vector<NvrtcCandidate> searchOrder(const char* env);
+  // Where this process looks, in order. `env` is $GEMMTUNE_NVRTC (null: unset). `driverVersion`
+  // is the CUDA driver's (cuDriverGetVersion: 12080 for 12.8), none without a driver: a driver
+  // older than the pinned NVRTC's major version cannot load the cubins it makes, so the pinned
+  // copies are passed over there (the toolkit's NVRTC matches the driver it was installed with).
+  static std::vector<NvrtcCandidate> searchOrder(const char* env, std::optional<int> driverVersion);
+  static std::vector<NvrtcCandidate> searchOrder(const char* env) { return searchOrder(env, installedDriverVersion()); }
+  // The installed CUDA driver's version, read without initialising it; none when libcuda is absent.
+  static std::optional<int> installedDriverVersion();
 
 #define GEMMTUNE_DECLARE(name) decltype(&::name) name = nullptr;
   GEMMTUNE_NVRTC_FUNCTIONS(GEMMTUNE_DECLARE)

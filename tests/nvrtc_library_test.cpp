@@ -39,6 +39,15 @@ std::string messageOf(const std::vector<NvrtcCandidate>& candidates) {
 
 }  // namespace
 
+// Cubins from NVRTC 13.x need a CUDA 13 driver: a 12.x driver gets the toolkit's NVRTC.
+TEST(NvrtcLibrary, AnOlderDriverPassesThePinnedCopiesOver) {
+  for (const auto& c : NvrtcLibrary::searchOrder(nullptr, 12080)) EXPECT_EQ(c.origin, "toolkit") << c.path;
+  auto withDriver13 = NvrtcLibrary::searchOrder(nullptr, 13000);
+  ASSERT_FALSE(withDriver13.empty());
+  EXPECT_EQ(withDriver13.front().origin, "installed");
+  EXPECT_EQ(NvrtcLibrary::searchOrder("/opt/nvrtc/libnvrtc.so.13", 12080).at(0).origin, "GEMMTUNE_NVRTC");  // the user decides
+}
+
 TEST(NvrtcLibrary, GemmtuneNvrtcIsTheOnlyPlaceLookedAtWhenSet) {
   auto order = NvrtcLibrary::searchOrder("/opt/nvrtc/libnvrtc.so.13");
   ASSERT_EQ(order.size(), 1u);
@@ -48,7 +57,7 @@ TEST(NvrtcLibrary, GemmtuneNvrtcIsTheOnlyPlaceLookedAtWhenSet) {
 }
 
 TEST(NvrtcLibrary, PinnedCopiesComeBeforeTheToolkit) {
-  auto order = NvrtcLibrary::searchOrder(nullptr);
+  auto order = NvrtcLibrary::searchOrder(nullptr, std::nullopt);
   auto at = [&](const std::string& path) {
     return std::find_if(order.begin(), order.end(), [&](const NvrtcCandidate& c) { return c.path == path; }) - order.begin();
   };
