@@ -18,6 +18,7 @@
 #include "HeaderTrees.hpp"
 #include "GpuDetect.hpp"
 #include "ShapeFile.hpp"
+#include "Shard.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
 #include "Errors.hpp"
@@ -35,7 +36,7 @@ extern "C" void onSignal(int sig) {
 }
 
 struct TuneArgs {
-  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db;
+  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db, shard;
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -80,6 +81,20 @@ int run(const TuneArgs& a, const CliContext& ctx) {
     for (const WorkloadShape& w : readShapeFile(a.shapes)) options.sizes.push_back(w.shape);
   }
   options.families = parseFamilies(a.families);
+  if (!a.shard.empty()) {
+    const ShardSpec shard = parseShard(a.shard);
+    const std::vector<WorkUnit> all = workUnits(options.sizes, options.families);
+    options.units = unitsOf(all, shard);
+    std::string mine;
+    for (const WorkUnit& u : *options.units) mine += fmt::format("{}{} {}", mine.empty() ? "" : ", ", u.shape.str(), u.family->name);
+    spdlog::info("shard {}: {} of {} units (size × family){}{}", shard.str(), options.units->size(), all.size(),
+                 mine.empty() ? "" : ": ", mine);
+    if (options.units->empty()) {
+      spdlog::warn("shard {} has no work: the sweep has {} unit(s) of size × family for {} shards", shard.str(),
+                   all.size(), shard.count);
+      return kExitOk;
+    }
+  }
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
   options.carry = a.carry;
@@ -154,6 +169,9 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--carry", a->carry,
                   "Candidates per family carried to the next larger size; the rest become pruned:rank (0: time all)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--shard", a->shard,
+                  "I/N: tune only shard I (from 0) of N of the sweep's size × family units, e.g. "
+                  "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT (shards never overlap; together they cover the sweep)");
   sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");
   sub->add_flag("--resume", a->resume, "Skip candidates already measured with the same cache key (default)");
   sub->add_flag("--fresh", a->fresh, "Measure everything again, ignoring stored results");

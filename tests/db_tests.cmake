@@ -7,3 +7,4 @@ gemmtune_add_test(db_exchange_test SOURCES db_exchange_test.cpp LIBS ${db_test_l
 gemmtune_add_test(db_stale_rows_test SOURCES db_stale_rows_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_concurrency_test SOURCES db_concurrency_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_cli_test SOURCES db_cli_test.cpp CliRunner.cpp LIBS ${db_test_libs})
+gemmtune_add_test(slurm_example_test SOURCES slurm_example_test.cpp CliRunner.cpp LIBS ${db_test_libs})

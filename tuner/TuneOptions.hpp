@@ -1,11 +1,13 @@
 // TuneOptions: what `gemmtune tune` was asked to do, independent of the command line.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "CandidateFilter.hpp"
 #include "Family.hpp"
+#include "Shard.hpp"
 #include "SizeSpec.hpp"
 #include "WorkerProtocol.hpp"
 
@@ -35,6 +37,15 @@ struct TuneOptions {
   }();
   std::string selfExe;       // this binary: the worker process runs `<selfExe> worker`
   std::string commandLine;
+  // `--shard I/N` (Shard.hpp): only these (size, family) units are tuned; none: every pair.
+  std::optional<std::vector<WorkUnit>> units;
+
+  bool selected(const GemmShape& shape, const Family* family) const {
+    if (!units) return true;
+    for (const WorkUnit& u : *units)
+      if (u.family == family && u.shape == shape) return true;
+    return false;
+  }
 };
 
 }  // namespace gemmtune

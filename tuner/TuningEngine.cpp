@@ -129,6 +129,10 @@ GpuOutcome TuningEngine::run() {
   std::map<std::string, SizeOutcome> bySize;
   for (const auto& s : order) {
     if (stop_ || interrupted_) break;
+    // A shard skips sizes it has no family of (no baseline, no run row for them).
+    if (std::none_of(options_.families.begin(), options_.families.end(),
+                     [&](const Family* f) { return options_.selected(s, f); }))
+      continue;
     bySize[s.str()] = tuneSize(s);
   }
   for (const auto& s : options_.sizes)
@@ -181,6 +185,7 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
   std::vector<Timed> timed;
   for (const Family* f : options_.families) {
     if (stop_) break;
+    if (!options_.selected(shape, f)) continue;  // another shard's unit
     tuneFamily(*f, shape, out, timed, progress);
   }
   progress_.clear();
