@@ -38,7 +38,7 @@ const RealSpace& realSpace() {
       // A CUTLASS instance takes seconds to compile: its tile and warp shapes (every resource
       // combination) are covered at one pipeline depth and swizzle.
       options.fixed.clear();
-      if (!family.headerTrees.empty()) options.fixed = {{"STAGES", 3}, {"SWIZZLE", 1}};
+      if (!family.headerTrees.empty()) options.fixed = {{"STAGES", 3}, {"SWIZZLE", 4}};
       auto cs = buildSpace(family, s.gpu, compiler, options);
       s.candidates.insert(s.candidates.end(), cs.begin(), cs.end());
     }
