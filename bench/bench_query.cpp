@@ -13,6 +13,7 @@
 
 #include "PresentBuild.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
 #include "ResultStore.hpp"
@@ -37,7 +38,7 @@ GpuSpec benchGpu() {
 
 void build(const std::filesystem::path& path) {
   Database db(path, {OpenMode::ReadWrite, OpenCheck::Quick});
-  ResultStore store(db);
+  SqliteStore store(db);
   GpuSpec gpu = benchGpu();
   RunInfo info;
   info.gpu = gpu;
@@ -80,7 +81,8 @@ double percentile(std::vector<double> v, double p) {
 double coldOpenUs(const std::filesystem::path& path, OpenCheck check, const PresentEnvironment& present) {
   auto t0 = Clock::now();
   Database db(path, {OpenMode::ReadOnly, check});
-  Lookup lookup(db, present);
+  SqliteStore store(db);
+  Lookup lookup(store, present);
   auto r = lookup.best(benchGpu(), {4096, 4096, 4096});
   auto t1 = Clock::now();
   if (r.quality != MatchQuality::exact) fmt::print("unexpected: no exact match at 4096\n");
@@ -109,7 +111,8 @@ int main(int argc, char** argv) {
   }
 
   Database db(path, {OpenMode::ReadOnly, OpenCheck::Header});
-  Lookup lookup(db, present);
+  SqliteStore store(db);
+  Lookup lookup(store, present);
   GpuSpec gpu = benchGpu();
   lookup.best(gpu, {4096, 4096, 4096});
   std::vector<double> ns;

@@ -22,8 +22,8 @@ struct QueryArgs {
   bool json = false;
 };
 
-int noResults(const std::filesystem::path& path, const std::string& what) {
-  fmt::print(stderr, "gemmtune: {} in {}; run `gemmtune tune` first\n", what, path.string());
+int noResults(const std::string& location, const std::string& what) {
+  fmt::print(stderr, "gemmtune: {} in {}; run `gemmtune tune` first\n", what, db::maskLocation(location));
   return kExitFailure;
 }
 
@@ -32,18 +32,17 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   db::ProblemKey problem = serving::parseProblemSize(a.size.empty() ? a.mnk : a.size);
   if (!a.family.empty()) FamilyRegistry::builtin().get(a.family);  // unknown family: usage error
 
-  auto path = db::resolveDatabasePath(a.db);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return noResults(path, "no tuning results yet (no database)");
+  const std::string path = db::resolveDatabasePath(a.db).string();
+  if (!db::storeMayExist(path)) return noResults(path, "no tuning results yet (no database)");
   // Every CLI command runs quick_check on open (0.4 s at 100 000 rows), so `query` and `db check`
   // never disagree about a damaged file; only the library, where latency matters, checks the
   // header alone (docs/db-format.md).
-  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
-  db::ResultStore store(database);
-  if (!database.hasSchema() || store.gpus().empty()) return noResults(path, "no tuning results yet");
+  auto opened = db::openStore(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  const db::ResultStore& store = *opened;
+  if (!store.hasSchema() || store.gpus().empty()) return noResults(path, "no tuning results yet");
   serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
 
-  serving::Lookup lookup(database, serving::presentEnvironment(ctx.templatesDir.string()));
+  serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()));
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
   std::string sizeText = fmt::format("{}x{}x{}", problem.m, problem.n, problem.k);
   std::optional<double> percent;
@@ -71,7 +70,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   }
   if (!best.config) {
     fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `gemmtune tune --sizes {}` first\n",
-               gpu.spec.name, sizeText, a.family.empty() ? "" : " in family " + a.family, path.string(), sizeText);
+               gpu.spec.name, sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(), sizeText);
     return kExitFailure;
   }
   if (a.json) return kExitOk;

@@ -8,6 +8,7 @@
 #include "CliContext.hpp"
 #include "Clock.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "DbPath.hpp"
 #include "HtmlReport.hpp"
 #include "ReportData.hpp"
@@ -36,7 +37,7 @@ int run(const ReportArgs& a, const CliContext& ctx) {
     fmt::print(stderr, "gemmtune: no tuning results yet in {}; run `gemmtune tune` first\n", path.string());
     return kExitFailure;
   }
-  db::ResultStore store(database);
+  db::SqliteStore store(database);
   auto data = report::loadReportData(store, path, a.query, serving::presentEnvironment(ctx.templatesDir.string()));
   std::string html = report::HtmlReport(data, db::utcTimestamp()).render();
   writeOutputFile(a.output, html, "the report");

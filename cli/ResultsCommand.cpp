@@ -44,16 +44,16 @@ struct Row {
 
 int run(const ResultsArgs& a, const CliContext& ctx) {
   if (a.json && a.csv) throw UsageError("choose one of --json and --csv");
-  auto path = db::resolveDatabasePath(a.db);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    fmt::print(stderr, "gemmtune: no tuning results yet in {} (no database); run `gemmtune tune` first\n", path.string());
+  const std::string location = db::resolveDatabasePath(a.db).string();
+  if (!db::storeMayExist(location)) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {} (no database); run `gemmtune tune` first\n", location);
     return kExitFailure;
   }
-  db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
-  db::ResultStore store(database);
-  if (!database.hasSchema()) {
-    fmt::print(stderr, "gemmtune: no tuning results yet in {}; run `gemmtune tune` first\n", path.string());
+  auto opened = db::openStore(location, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  const db::ResultStore& store = *opened;
+  const std::string& shown = store.location();  // the password masked
+  if (!store.hasSchema()) {
+    fmt::print(stderr, "gemmtune: no tuning results yet in {}; run `gemmtune tune` first\n", shown);
     return kExitFailure;
   }
   auto gpus = store.gpus();
@@ -124,7 +124,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
     return kExitOk;
   }
   if (rows.empty()) {
-    fmt::print(stderr, "gemmtune: no results match in {}\n", path.string());
+    fmt::print(stderr, "gemmtune: no results match in {}\n", shown);
     return kExitFailure;
   }
   fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5}  {:<20} {}\n", "size", "instance", "status",

@@ -111,7 +111,8 @@ int run(const TuneArgs& a, const CliContext& ctx) {
                                    g.profile, g.profile));
     checkFits(options.sizes, g.totalMemBytes, g.name);
   }
-  { db::Database probe(dbPath, {db::OpenMode::ReadWrite}); }  // a bad DB fails now, not mid-run
+  const std::string store = dbPath.string();
+  db::openStore(store, {db::OpenMode::ReadWrite});  // a bad store fails now, not mid-run
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
@@ -122,8 +123,8 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   std::vector<std::exception_ptr> errors(gpus.size());
   auto tuneOne = [&](size_t i) {
     try {
-      db::Database db(dbPath, {db::OpenMode::ReadWrite});
-      TuningEngine engine(gpus[i], compiler, db, options, progress, gStop);
+      auto db = db::openStore(store, {db::OpenMode::ReadWrite});
+      TuningEngine engine(gpus[i], compiler, *db, options, progress, gStop);
       outcomes[i] = engine.run();
     } catch (...) {
       errors[i] = std::current_exception();

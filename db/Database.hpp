@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "Errors.hpp"
+#include "OpenOptions.hpp"
 
 namespace gemmtune::db {
 
@@ -72,22 +73,6 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-enum class OpenMode {
-  ReadOnly,   // never writes; a missing file is an IoError
-  ReadWrite,  // creates the file (and its directory) when missing, migrates the schema
-};
-
-enum class OpenCheck {
-  Quick,   // PRAGMA quick_check: O(size of the file), catches damage before the first query
-  Header,  // only the header, application_id and schema version: for latency-critical lookups
-};
-
-struct OpenOptions {
-  OpenMode mode = OpenMode::ReadOnly;
-  OpenCheck check = OpenCheck::Quick;
-  int busyTimeoutMs = 30000;
-};
-
 class Database {
  public:
   // Opens, checks and (ReadWrite) creates or migrates the schema. A damaged, foreign or
@@ -105,6 +90,7 @@ class Database {
   int changes() const { return sqlite3_changes(db_); }
 
   const std::filesystem::path& path() const { return path_; }
+  std::string location() const { return path_.string(); }
   bool readOnly() const { return readOnly_; }
   // False for a new or 0-byte file opened read-only: it has no tables, hence no results.
   bool hasSchema() const { return hasSchema_; }

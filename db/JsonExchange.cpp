@@ -17,6 +17,7 @@
 #include "OutputFile.hpp"
 #include "ParamsJson.hpp"
 #include "Quote.hpp"
+#include "SqliteStore.hpp"
 #include "ResultStore.hpp"
 
 #ifndef GEMMTUNE_VERSION
@@ -351,7 +352,7 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
 }
 
 ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& options) {
-  ResultStore store(db);
+  SqliteStore store(db);
   ExportSummary summary;
   json doc = {{"format", kExchangeFormat},
               {"version", kExchangeVersion},
@@ -412,7 +413,7 @@ ExportSummary exportJsonFile(Database& db, const std::filesystem::path& file, co
 }
 
 ImportSummary importExchange(Database& db, const ExchangeFile& file) {
-  ResultStore store(db);
+  SqliteStore store(db);
   ImportSummary summary;
   Transaction tx(db);
   std::size_t gpusBefore = static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM gpus"));

@@ -1,5 +1,8 @@
-// ResultStore: the tuner's writes (GPUs, runs, one result per candidate and problem, cuBLAS
-// baselines) and the reads behind `results`, `export` and `--resume`.
+// ResultStore: the results-store interface — the tuner's writes (GPUs, runs, one result per
+// candidate and problem, cuBLAS baselines) and the reads behind `results`, `query`, `export`,
+// `--resume` and the library. SQL lives only in its implementations (db/SqlStore.hpp: SQLite
+// through db::Database, PostgreSQL through db::PgConnection); openStore() picks one from a
+// location string.
 //
 // A result is identified by its cache key: the store keeps one row per key, and a write or an
 // import replaces a row only with a measurement taken later (ties keep the stored row), so
@@ -7,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,7 +18,8 @@
 #include <vector>
 
 #include "CacheKey.hpp"
-#include "Database.hpp"
+#include "Errors.hpp"
+#include "OpenOptions.hpp"
 #include <utility>
 #include "gemmtune/GpuSpec.hpp"
 
@@ -116,41 +121,51 @@ double gflopsOf(const ProblemKey& p, double medianMs);
 
 class ResultStore {
  public:
-  explicit ResultStore(Database& db) : db_(db) {}
+  virtual ~ResultStore() = default;
+
+  // Where the store lives, for messages: a file path, or a URL with its password masked.
+  virtual const std::string& location() const = 0;
+  // False for a new store opened read-only: it has no tables, hence no results.
+  virtual bool hasSchema() const = 0;
 
   // --- for the tuner: each call is its own transaction -----------------------------------
-  std::int64_t recordGpu(const GpuSpec& gpu);
-  std::int64_t beginRun(const RunInfo& run);
-  void endRun(std::int64_t runId);
+  virtual std::int64_t recordGpu(const GpuSpec& gpu) = 0;
+  virtual std::int64_t beginRun(const RunInfo& run) = 0;
+  virtual void endRun(std::int64_t runId) = 0;
   // Validates, then stores `r` unless a measurement of the same cache key taken later is
   // stored. Returns true when the row was written. The key's GPU must be the run's GPU.
-  bool recordResult(std::int64_t runId, const ResultRecord& r);
-  bool recordBaseline(std::int64_t runId, const BaselineRecord& b);
+  virtual bool recordResult(std::int64_t runId, const ResultRecord& r) = 0;
+  virtual bool recordBaseline(std::int64_t runId, const BaselineRecord& b) = 0;
 
   // --resume: cache key hash -> full status, for rows of this GPU with a final status. A
   // candidate whose CacheKey::hash() is present needs no new measurement.
-  std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const;
+  virtual std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const = 0;
 
   // --- reads ------------------------------------------------------------------------------
-  std::vector<StoredGpu> gpus() const;
-  std::vector<StoredRun> runs() const;
-  std::vector<StoredResult> results(const ResultFilter& filter) const;
+  virtual std::vector<StoredGpu> gpus() const = 0;
+  virtual std::optional<std::int64_t> gpuId(const std::string& fingerprint) const = 0;
+  virtual std::vector<StoredRun> runs() const = 0;
+  virtual std::vector<StoredResult> results(const ResultFilter& filter) const = 0;
   // The distinct problems among the rows the filter selects (its m, n, k ignored).
-  std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const;
-  std::string cubinOf(std::int64_t resultId) const;
-  std::vector<StoredBaseline> baselines() const;
+  virtual std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const = 0;
+  virtual std::string cubinOf(std::int64_t resultId) const = 0;
+  virtual std::vector<StoredBaseline> baselines() const = 0;
   // The latest baseline GFLOP/s for this GPU and problem, when one was measured.
-  std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p, std::string_view library = "cublas") const;
-
-  // --- building blocks for import: call inside a Transaction ------------------------------
-  std::int64_t upsertGpu(const GpuSpec& gpu, const std::string& firstSeen);
-  // Returns the run's id; an existing uid keeps its row (an end time is filled in if missing).
-  std::int64_t insertRun(std::int64_t gpuId, const RunInfo& run);
-  bool upsertResult(std::int64_t runId, std::int64_t gpuId, const ResultRecord& r);
-  bool upsertBaseline(std::int64_t runId, std::int64_t gpuId, const BaselineRecord& b);
-
- private:
-  Database& db_;
+  virtual std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p,
+                                               std::string_view library = "cublas") const = 0;
 };
+
+// Opens the store at `location`: a path or `sqlite:PATH` (the embedded default), or
+// `postgresql://user[:password]@host[:port]/db` (also `postgres://`). A foreign or newer schema
+// is refused untouched (DataError, exit 65); ReadWrite creates or migrates the schema.
+std::unique_ptr<ResultStore> openStore(const std::string& location, OpenOptions options);
+
+// The SQLite file a location names; nullopt for a server.
+std::optional<std::string> sqliteFileOf(const std::string& location);
+// False only for a SQLite file that does not exist (a reader has nothing to show).
+bool storeMayExist(const std::string& location);
+bool isPostgresLocation(std::string_view location);
+// `location` with any password replaced by "***", safe for logs and error messages.
+std::string maskLocation(std::string_view location);
 
 }  // namespace gemmtune::db

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
 
 namespace gemmtune::db {
 
@@ -19,6 +22,17 @@ struct SchemaState {
   bool empty = true;     // a new (possibly 0-byte) file: no tables, no application_id
   bool foreign = false;  // another program's database
 };
+
+// One step of the schema, as SQLite DDL; PostgreSQL runs postgresSql() of the same text, so both
+// backends have one logical schema.
+struct Migration {
+  int toVersion;
+  const char* sql;
+};
+std::span<const Migration> schemaMigrations();
+// SQLite DDL in PostgreSQL's types: 64-bit integers and identity keys, DOUBLE PRECISION, BYTEA,
+// TEXT in byte order.
+std::string postgresSql(std::string_view sqliteSql);
 
 SchemaState readSchemaState(const Database& db);
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "Errors.hpp"
 #include "FuzzTarget.hpp"
 #include "ParamsJson.hpp"
@@ -41,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Database database(scratchFile(), {OpenMode::ReadOnly, OpenCheck::Quick, 0});
     if (database.hasSchema()) {
       (void)database.integrityCheck();
-      ResultStore store(database);
+      SqliteStore store(database);
       (void)store.gpus();
       (void)store.runs();
       for (const auto& r : store.results(ResultFilter{})) (void)paramsForOutput(r.params).dump();

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "CudaDriver.hpp"
-#include "Database.hpp"
+#include "ResultStore.hpp"
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
@@ -37,7 +37,7 @@ Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings) : warn
     open(dbPath);
   } catch (const std::exception& e) {
     giveUp(fmt::format("the tuning database {} cannot be used ({})",
-                       path_.empty() ? dbPath.string() : path_.string(), e.what()));
+                       path_.empty() ? db::maskLocation(dbPath.string()) : db::maskLocation(path_.string()), e.what()));
   }
 }
 
@@ -45,16 +45,15 @@ Planner::~Planner() = default;
 
 void Planner::open(const std::filesystem::path& dbPath) {
   path_ = db::resolveDatabasePath(dbPath.string());
-  std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) {
-    giveUp(fmt::format("no tuning database at {}; {}", path_.string(), kTuneHint));
+  if (!db::storeMayExist(path_.string())) {
+    giveUp(fmt::format("no tuning database at {}; {}", db::maskLocation(path_.string()), kTuneHint));
     return;
   }
   // quick_check reads the whole file; damage in the pages a lookup reads still surfaces as an
   // error at that lookup, which plan() turns into the default.
-  db_ = std::make_unique<db::Database>(path_, db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Header});
+  db_ = db::openStore(path_.string(), db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Header});
   if (!db_->hasSchema()) {
-    giveUp(fmt::format("the tuning database {} is empty; {}", path_.string(), kTuneHint));
+    giveUp(fmt::format("the tuning database {} is empty; {}", db::maskLocation(path_.string()), kTuneHint));
     return;
   }
   db::PresentEnvironment present = serving::presentEnvironment();
@@ -77,11 +76,11 @@ Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
   try {
     r = lookup_->best(gpu, db::ProblemKey{M, N, K});
   } catch (const std::exception& e) {
-    giveUp(fmt::format("the tuning database {} failed ({})", path_.string(), e.what()));
+    giveUp(fmt::format("the tuning database {} failed ({})", db::maskLocation(path_.string()), e.what()));
     return fallback(unusable_);
   }
   if (r.quality == serving::MatchQuality::none || !r.config) {
-    std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, path_.string(), kTuneHint);
+    std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, db::maskLocation(path_.string()), kTuneHint);
     warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
     return fallback(why);
   }

@@ -16,7 +16,7 @@
 #include "gemmtune/Library.hpp"
 
 namespace gemmtune::db {
-class Database;
+class ResultStore;
 }  // namespace gemmtune::db
 namespace gemmtune::serving {
 class Lookup;
@@ -51,7 +51,7 @@ class Planner {
   Warnings& warnings_;
   std::mutex mutex_;  // one SQLite connection; plans are made on first use only
   std::filesystem::path path_;
-  std::unique_ptr<db::Database> db_;
+  std::unique_ptr<db::ResultStore> db_;
   std::unique_ptr<serving::Lookup> lookup_;
   std::string unusable_;  // why there is no lookup_, for the notes of default choices
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "CompileResult.hpp"
 #include "LaunchLimits.hpp"
@@ -62,7 +63,7 @@ std::optional<std::string> launchProblem(const Config& config, const StoredResul
   return std::nullopt;
 }
 
-Lookup::Lookup(Database& db, PresentEnvironment present) : db_(db), store_(db), present_(std::move(present)) {}
+Lookup::Lookup(const ResultStore& store, PresentEnvironment present) : store_(store), present_(std::move(present)) {}
 
 void Lookup::clear() {
   std::lock_guard lock(mutex_);
@@ -80,10 +81,7 @@ LookupResult Lookup::best(const GpuSpec& gpu, const ProblemKey& problem, const s
 }
 
 std::optional<std::int64_t> Lookup::gpuId(const GpuSpec& gpu) {
-  auto st = db_.prepare("SELECT id FROM gpus WHERE fingerprint = ?");
-  st.bind(1, gpuFingerprint(gpu));
-  if (st.step()) return st.getInt64(0);
-  return std::nullopt;
+  return store_.gpuId(gpuFingerprint(gpu));
 }
 
 void Lookup::skip(const StoredResult& row, const std::string& why) {

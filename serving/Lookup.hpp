@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "CacheKey.hpp"
-#include "Database.hpp"
 #include "Family.hpp"
 #include "ResultStore.hpp"
 #include "gemmtune/GpuSpec.hpp"
@@ -62,7 +61,7 @@ double sizeDistance(const ProblemKey& asked, const ProblemKey& measured);
 
 class Lookup {
  public:
-  Lookup(Database& db, PresentEnvironment present);
+  Lookup(const ResultStore& store, PresentEnvironment present);
 
   // `family` empty: any family.
   LookupResult best(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family = {});
@@ -83,10 +82,9 @@ class Lookup {
                                       const ProblemKey& asked, bool exact);
   void skip(const StoredResult& row, const std::string& why);
 
-  Database& db_;
-  ResultStore store_;
+  const ResultStore& store_;
   PresentEnvironment present_;
-  std::mutex mutex_;  // one SQLite connection: lookups from several threads take turns
+  std::mutex mutex_;  // one store connection: lookups from several threads take turns
   std::unordered_map<std::string, LookupResult> memo_;
   std::set<std::string> reported_;
   std::size_t computed_ = 0;

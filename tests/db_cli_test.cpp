@@ -5,6 +5,7 @@
 
 #include "CliRunner.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "Schema.hpp"
 #include "db_test_support.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 struct CliFixture : test::ScratchDbTest {
   void populate() {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
-    ResultStore store(database);
+    SqliteStore store(database);
     auto run = test::recordTwoOkRows(store);
     auto failed = test::okResult("smem_bs32_guarded", 4096, 4096, 4096, 1);
     failed.setStatus("rejected:smem_per_block");
@@ -98,7 +99,7 @@ TEST_F(dbCli, ResultsJudgesStaleRowsAsTheReportDoes) {
   Config c{FamilyRegistry::builtin().find("blocktile1d"), {16, 64, 8, 32}, false};
   {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
-    ResultStore store(database);
+    SqliteStore store(database);
     auto run = store.beginRun(test::testRun());
     auto rejected = test::currentRecord(c, 2048, 2048, 2048);
     rejected.setStatus("rejected:constraint");

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -28,7 +29,7 @@ OpenOptions writable() { return {OpenMode::ReadWrite, OpenCheck::Header}; }
   int status = 0;
   try {
     Database db(path, writable());
-    ResultStore store(db);
+    SqliteStore store(db);
     auto run = store.beginRun(test::testRun());
     auto record = test::okResult("smem_bs32_guarded", 1, 64, 64, 100);
     for (int i = 0; count < 0 || i < count; ++i) {

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "Schema.hpp"
 #include "db_test_support.hpp"
 
@@ -21,7 +22,7 @@ OpenOptions readWrite() { return {OpenMode::ReadWrite, OpenCheck::Quick}; }
 // A database with `n` results whose error texts spread them over many pages.
 void fillDb(const std::filesystem::path& path, int n) {
   Database db(path, readWrite());
-  ResultStore store(db);
+  SqliteStore store(db);
   auto run = store.beginRun(test::testRun());
   Transaction tx(db);
   for (int i = 0; i < n; ++i) {
@@ -147,7 +148,7 @@ TEST(dbDatabase, ReadOnlyFileCanStillBeQueried) {
   fillDb(path, 3);
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
   Database db(path, readOnly());
-  ResultStore store(db);
+  SqliteStore store(db);
   EXPECT_EQ(store.results({}).size(), 3u);
   EXPECT_TRUE(db.readOnly());
   if (::geteuid() != 0)  // root writes through file permissions
@@ -169,7 +170,7 @@ TEST(dbDatabase, UnwritableLocationIsAnIoError) {
 TEST(dbDatabase, TransactionRollsBackUnlessCommitted) {
   ScratchDir dir;
   Database db(dir / "t.db", readWrite());
-  ResultStore store(db);
+  SqliteStore store(db);
   {
     Transaction tx(db);
     store.upsertGpu(test::testGpu(), {});
@@ -199,7 +200,7 @@ TEST(dbDatabase, BackupIncludesRowsStillInTheWalAndRefusesToOverwrite) {
   ScratchDir dir;
   auto path = dir / "live.db";
   Database db(path, readWrite());
-  ResultStore store(db);
+  SqliteStore store(db);
   auto run = store.beginRun(test::testRun());
   for (int i = 1; i <= 5; ++i) store.recordResult(run, test::okResult("smem_bs32", 32 * i, 32, 32, 100.0 * i));
   ASSERT_GT(std::filesystem::file_size(dir / "live.db-wal"), 0u);  // not yet checkpointed

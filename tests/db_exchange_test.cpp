@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "JsonExchange.hpp"
 #include "db_test_support.hpp"
 
@@ -21,7 +22,7 @@ struct ExchangeFixture : ::testing::Test {
   Database target{dir / "b.db", {OpenMode::ReadWrite, OpenCheck::Quick}};
 
   void SetUp() override {
-    ResultStore store(source);
+    SqliteStore store(source);
     auto run = store.beginRun(test::testRun());
     auto ok = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
     ok.measuredAt = "2025-03-01T00:00:00.000000Z";
@@ -67,7 +68,7 @@ TEST_F(dbExchange, ExportThenImportReproducesEveryRow) {
   EXPECT_EQ(s.baselinesWritten, 1u);
   ResultFilter all;
   all.withCubin = true;
-  auto a = ResultStore(source).results(all), b = ResultStore(target).results(all);
+  auto a = SqliteStore(source).results(all), b = SqliteStore(target).results(all);
   ASSERT_EQ(b.size(), 2u);
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(b[i].cacheKeyHash, a[i].cacheKeyHash);
@@ -101,7 +102,7 @@ TEST_F(dbExchange, ImportingTwiceAddsNothing) {
 TEST_F(dbExchange, OlderFileNeverOverwritesANewerMeasurement) {
   std::string old = exported(source);
   {
-    ResultStore store(target);
+    SqliteStore store(target);
     auto run = store.beginRun(test::testRun());
     auto newer = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 18500);
     newer.measuredAt = "2025-09-01T00:00:00.000000Z";
@@ -112,7 +113,7 @@ TEST_F(dbExchange, OlderFileNeverOverwritesANewerMeasurement) {
   EXPECT_EQ(s.resultsUnchanged, 1u);  // the ok row is older than ours
   ResultFilter ok;
   ok.status = "ok";
-  auto rows = ResultStore(target).results(ok);
+  auto rows = SqliteStore(target).results(ok);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_DOUBLE_EQ(*rows[0].gflops, 18500);
   // And the other way round: the newer file replaces the older row.
@@ -120,7 +121,7 @@ TEST_F(dbExchange, OlderFileNeverOverwritesANewerMeasurement) {
   Database third(dir / "c.db", {OpenMode::ReadWrite, OpenCheck::Quick});
   importExchange(third, parseExchange(old, "old.json"));
   importExchange(third, parseExchange(newerText, "new.json"));
-  EXPECT_DOUBLE_EQ(*ResultStore(third).results(ok).at(0).gflops, 18500);
+  EXPECT_DOUBLE_EQ(*SqliteStore(third).results(ok).at(0).gflops, 18500);
 }
 
 TEST_F(dbExchange, MalformedFilesAreRefusedAndTheDatabaseIsUntouched) {

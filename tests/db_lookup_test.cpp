@@ -7,6 +7,7 @@
 
 #include "PresentBuild.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "Lookup.hpp"
 #include "db_test_support.hpp"
 
@@ -20,7 +21,7 @@ namespace {
 struct LookupFixture : ::testing::Test {
   ScratchDir dir;
   Database db{dir / "tune.db", {OpenMode::ReadWrite, OpenCheck::Quick}};
-  ResultStore store{db};
+  SqliteStore store{db};
   std::int64_t run = store.beginRun(test::testRun());
   GpuSpec gpu = test::testGpu();
 
@@ -54,7 +55,7 @@ TEST_F(dbLookup, ExactMatchIsTheFastestOkRow) {
   add("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
   add("smem_bs32", 4096, 4096, 4096, 9000);
   add("blocktile1d_bm128_bn64_bk8_tm8", 2048, 2048, 2048, 25000);
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   auto r = lookup.best(gpu, {4096, 4096, 4096});
   EXPECT_EQ(r.quality, MatchQuality::exact);
   EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8");
@@ -69,7 +70,7 @@ TEST_F(dbLookup, ExactMatchIsTheFastestOkRow) {
 TEST_F(dbLookup, NearestSizeTakesTheClosestMeasuredSizeInGuardedFormWhenTilesDoNotDivide) {
   add("blocktile1d_bm64_bn64_bk8_tm8", 1024, 1024, 1024, 15000);    // d(1000^3) ~ 0.10
   add("blocktile1d_bm128_bn64_bk8_tm8", 4096, 4096, 4096, 26000);   // d ~ 6.0
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   auto r = lookup.best(gpu, {1000, 1000, 1000});
   EXPECT_EQ(r.quality, MatchQuality::nearest_size);
   EXPECT_EQ(r.measuredInstance, "blocktile1d_bm64_bn64_bk8_tm8");
@@ -97,7 +98,7 @@ TEST_F(dbLookup, StaleRowsAreNeverBest) {
   staleMethod.key.methodVersion = "tune0.time0.verify0";
   for (const auto* r : {&staleSource, &staleNvrtc, &staleDriver, &staleMethod}) ASSERT_TRUE(store.recordResult(run, *r));
   add("smem_bs32", 4096, 4096, 4096, 9000);
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   auto r = lookup.best(gpu, {4096, 4096, 4096});
   EXPECT_EQ(r.quality, MatchQuality::exact);
   EXPECT_EQ(r.instance, "smem_bs32");
@@ -124,7 +125,7 @@ TEST_F(dbLookup, RowsFailingRevalidationAreSkipped) {
   contradicting.threadsPerBlock = 4096;
   for (const auto* r : {&unknown, &garbled, &unguarded, &contradicting}) ASSERT_TRUE(store.recordResult(run, *r));
   add("blocktile1d_bm64_bn64_bk8_tm8_guarded", 2000, 2000, 2000, 17000);
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   auto r = lookup.best(gpu, {2000, 2000, 2000});
   EXPECT_EQ(r.quality, MatchQuality::exact);
   EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded");
@@ -160,24 +161,24 @@ TEST_F(dbLookup, OversizedKernelIsSkippedOnAGpuWithSmallerLimits) {
   auto smallRun = store.beginRun(test::testRun(small));
   ASSERT_TRUE(store.recordResult(smallRun, test::okResult("blocktile1d_bm128_bn128_bk128_tm16", 2048, 2048, 2048, 97000, small)));
   ASSERT_TRUE(store.recordResult(smallRun, test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 2048, 2048, 2048, 17000, small)));
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   auto r = lookup.best(small, {2048, 2048, 2048});
   EXPECT_EQ(r.quality, MatchQuality::exact);
   EXPECT_EQ(r.instance, "blocktile1d_bm64_bn64_bk8_tm8");
 }
 
 TEST_F(dbLookup, NoRowsOrUnknownGpuGivesNone) {
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).quality, MatchQuality::none);
   add("smem_bs32", 4096, 4096, 4096, 9000);
-  Lookup fresh(db, present());
+  Lookup fresh(store, present());
   EXPECT_EQ(fresh.best(test::testGpu(66), {4096, 4096, 4096}).quality, MatchQuality::none);
   EXPECT_FALSE(fresh.best(test::testGpu(66), {4096, 4096, 4096}).config.has_value());
 }
 
 TEST_F(dbLookup, WarmLookupsAreMemoisedUntilCleared) {
   add("smem_bs32", 4096, 4096, 4096, 9000);
-  Lookup lookup(db, present());
+  Lookup lookup(store, present());
   EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "smem_bs32");
   add("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "smem_bs32");

@@ -3,6 +3,7 @@
 // Run: ctest -R dbResultStore
 #include "Clock.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -14,7 +15,7 @@ namespace {
 struct StoreFixture : ::testing::Test {
   ScratchDir dir;
   Database db{dir / "tune.db", {OpenMode::ReadWrite, OpenCheck::Quick}};
-  ResultStore store{db};
+  SqliteStore store{db};
   std::int64_t run = store.beginRun(test::testRun());
 };
 

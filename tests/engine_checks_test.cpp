@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "db_test_support.hpp"
 #include "engine_cli_process.hpp"
 #include "engine_db_checks.hpp"
@@ -67,7 +68,7 @@ TEST(EngineDbChecks, ReadsRowsWithCubinsAndMediansOfCompleteOkRows) {
   const auto path = dir / "tune.db";
   {
     db::Database database(path, {db::OpenMode::ReadWrite});
-    db::ResultStore store(database);
+    db::SqliteStore store(database);
     auto run = store.beginRun(testRun());
     store.recordResult(run, okResult("blocktile1d_bm64_bn64_bk8_tm8", 256, 256, 256, 5000));
     auto partial = okResult("smem_bs32", 256, 256, 256, 9000);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 
 namespace gemmtune::test {
 
@@ -28,7 +29,7 @@ std::vector<db::StoredResult> readRows(const std::filesystem::path& dbPath) {
   db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
   db::ResultFilter all;
   all.withCubin = true;
-  return db::ResultStore(database).results(all);
+  return db::SqliteStore(database).results(all);
 }
 
 std::string integrity(const std::filesystem::path& dbPath) {

@@ -64,7 +64,7 @@ class EngineGpu : public ::testing::Test {
   GpuOutcome tune(const fs::path& dbPath, std::vector<const Family*> families, std::vector<GemmShape> sizes,
                   int carry = 24) {
     Compiler compiler(CompilerOptions{templates_, dir_ / "cache", 0});
-    db::Database database(dbPath, {db::OpenMode::ReadWrite});
+    auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
     options.sizes = std::move(sizes);
     options.families = std::move(families);
@@ -73,7 +73,7 @@ class EngineGpu : public ::testing::Test {
     options.commandLine = "engine_gpu_test";
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
-    TuningEngine engine(gpu_, compiler, database, options, progress, stop);
+    TuningEngine engine(gpu_, compiler, *store, options, progress, stop);
     return engine.run();
   }
 

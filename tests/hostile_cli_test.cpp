@@ -15,6 +15,7 @@
 
 #include "CliRunner.hpp"
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -28,7 +29,7 @@ namespace {
 struct HostileFixture : test::ScratchDbTest {
   void populate() {
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
-    ResultStore store(database);
+    SqliteStore store(database);
     test::recordTwoOkRows(store);
   }
   // A valid export of populate()'s rows, as parsed JSON.
@@ -228,7 +229,7 @@ TEST_F(hostileCli, ImportRefusesImpossibleTimestampsAndARunOfAnotherGpu) {
   {
     // The same run uid already stored for another GPU.
     Database database(other, {OpenMode::ReadWrite, OpenCheck::Quick});
-    ResultStore store(database);
+    SqliteStore store(database);
     RunInfo run = test::testRun(test::testGpu(100));
     run.uid = doc["runs"][0]["uid"];
     store.beginRun(run);
@@ -347,7 +348,7 @@ TEST_F(hostileCli, AnInterruptedExportOrBackupLeavesNothing) {
   {
     // One 64 MiB kernel makes both writes last long enough to be interrupted half-way.
     Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
-    ResultStore store(database);
+    SqliteStore store(database);
     auto big = test::okResult("smem_bs16", 4096, 4096, 4096, 9000);
     big.cubin.assign(64u << 20, 'c');
     store.recordResult(store.beginRun(test::testRun()), big);

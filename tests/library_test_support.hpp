@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "GpuProfiles.hpp"
 #include "ResultStore.hpp"
 #include "Warnings.hpp"
@@ -60,7 +61,7 @@ class WarningCapture {
 inline void writeDatabase(const std::filesystem::path& path, const GpuSpec& gpu,
                           const std::vector<db::ResultRecord>& records) {
   db::Database database(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
-  db::ResultStore store(database);
+  db::SqliteStore store(database);
   auto run = store.beginRun(testRun(gpu));
   for (const auto& r : records)
     if (!store.recordResult(run, r)) throw std::runtime_error("fixture row not recorded: " + r.key.instance);

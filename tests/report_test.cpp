@@ -66,7 +66,7 @@ struct ReportFixture : ::testing::Test {
 
   ReportData load(const ReportQuery& q = {}) {
     db::Database database(path, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
-    db::ResultStore store(database);
+    db::SqliteStore store(database);
     return loadReportData(store, path, q, serving::presentEnvironment());
   }
 };

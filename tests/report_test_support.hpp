@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "FamilyRegistry.hpp"
 #include "db_test_support.hpp"
 
@@ -48,7 +49,7 @@ inline db::ResultRecord failedResult(const Config& c, long long m, long long n, 
 inline void writeReportFixture(const std::filesystem::path& path, const GpuSpec& gpu = reportGpu(),
                                const std::string& commandLine = "gemmtune tune --size 1024,2048,4096,4096x1024x512") {
   db::Database database(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
-  db::ResultStore store(database);
+  db::SqliteStore store(database);
   auto info = testRun(gpu);
   info.commandLine = commandLine;
   auto run = store.beginRun(info);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "CliRunner.hpp"
-#include "Database.hpp"
+#include "SqliteStore.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -33,7 +33,7 @@ TEST(SlurmExample, MergeImportsEveryShardsExport) {
     const auto local = dir.path() / ("shard-" + std::to_string(task) + ".db");
     {
       Database database(local, {OpenMode::ReadWrite, OpenCheck::Quick});
-      ResultStore store(database);
+      SqliteStore store(database);
       if (task == 0) {
         test::recordTwoOkRows(store);
       } else {

@@ -63,9 +63,9 @@ std::string statusClass(const std::string& status) { return status.substr(0, sta
 
 }  // namespace
 
-TuningEngine::TuningEngine(GpuSpec gpu, Compiler& compiler, db::Database& db, const TuneOptions& options,
+TuningEngine::TuningEngine(GpuSpec gpu, Compiler& compiler, db::ResultStore& store, const TuneOptions& options,
                            ProgressLine& progress, const std::atomic<bool>& stop)
-    : gpu_(std::move(gpu)), compiler_(compiler), db_(db), store_(db), options_(options), progress_(progress),
+    : gpu_(std::move(gpu)), compiler_(compiler), store_(store), options_(options), progress_(progress),
       stop_(stop) {}
 
 TuningEngine::~TuningEngine() = default;

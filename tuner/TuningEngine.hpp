@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "Compiler.hpp"
-#include "Database.hpp"
 #include "ProgressLine.hpp"
 #include "ResultStore.hpp"
 #include "TuneOptions.hpp"
@@ -27,7 +26,7 @@ class TuningEngine {
  public:
   // `stop` is polled between candidates (SIGINT/SIGTERM): the run then records what it has
   // measured and returns with `interrupted` set.
-  TuningEngine(GpuSpec gpu, Compiler& compiler, db::Database& db, const TuneOptions& options,
+  TuningEngine(GpuSpec gpu, Compiler& compiler, db::ResultStore& store, const TuneOptions& options,
                ProgressLine& progress, const std::atomic<bool>& stop);
   ~TuningEngine();
 
@@ -57,8 +56,7 @@ class TuningEngine {
 
   GpuSpec gpu_;
   Compiler& compiler_;
-  db::Database& db_;
-  db::ResultStore store_;
+  db::ResultStore& store_;
   TuneOptions options_;
   ProgressLine& progress_;
   const std::atomic<bool>& stop_;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "CudaDriver.hpp"
-#include "Database.hpp"
+#include "ResultStore.hpp"
 #include "DeviceBuffer.hpp"
 #include "FamilyRegistry.hpp"
 #include "LoadedKernel.hpp"
@@ -107,14 +107,14 @@ QueryFigures measureQueries(const std::filesystem::path& dbPath, const GpuSpec& 
   present.sourceHashOf(FamilyRegistry::builtin().libraryDefault().family->name);
 
   out.coldOpenP50Us = percentile(timeEach(21, [&] {
-                                   db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
-                                   serving::Lookup lookup(database, present);
+                                   auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly, db::OpenCheck::Header});
+                                   serving::Lookup lookup(*store, present);
                                    lookup.best(gpu, problem);
                                  }),
                                  0.5);
 
-  db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});
-  serving::Lookup lookup(database, present);
+  auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly, db::OpenCheck::Header});
+  serving::Lookup lookup(*store, present);
   lookup.best(gpu, problem);
   auto warm = timeEach(100000, [&] { lookup.best(gpu, problem); });
   out.warmP50Us = percentile(warm, 0.5);

@@ -20,7 +20,7 @@
 #include "Compiler.hpp"
 #include "Contenders.hpp"
 #include "CudaDriver.hpp"
-#include "Database.hpp"
+#include "ResultStore.hpp"
 #include "DbPath.hpp"
 #include "GpuDetect.hpp"
 #include "Latency.hpp"
@@ -124,10 +124,10 @@ int run(const Options& o) {
   Cublas blas(gpu.stream());
   Compiler compiler;
 
-  std::optional<db::Database> database;
+  std::unique_ptr<db::ResultStore> database;
   std::optional<serving::Lookup> lookup;
-  if (std::filesystem::exists(dbPath)) {
-    database.emplace(dbPath, db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+  if (db::storeMayExist(dbPath.string())) {
+    database = db::openStore(dbPath.string(), db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Quick});
     lookup.emplace(*database, serving::presentEnvironment());
   } else {
     fmt::print(stderr, "no results database at {}: tuned columns left out (run `gemmtune tune` first)\n",

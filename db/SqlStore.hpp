@@ -1,0 +1,55 @@
+// SqlStore: the one implementation of ResultStore in SQL, over a connection type — db::Database
+// (SQLite, with db::Transaction) or db::PgConnection (PostgreSQL, with db::PgTransaction). Both
+// speak the same SQL (`?` parameters, ON CONFLICT upserts, RETURNING), so each query is written
+// once. The definitions live in SqlStoreImpl.hpp, instantiated in SqliteStore.cpp and PgStore.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ResultStore.hpp"
+
+namespace gemmtune::db {
+
+template <class Conn, class Tx>
+class SqlStore final : public ResultStore {
+ public:
+  // Over a connection the caller keeps open.
+  explicit SqlStore(Conn& conn);
+  // Owning the connection.
+  explicit SqlStore(std::unique_ptr<Conn> conn);
+
+  const std::string& location() const override { return location_; }
+  bool hasSchema() const override;
+
+  std::int64_t recordGpu(const GpuSpec& gpu) override;
+  std::int64_t beginRun(const RunInfo& run) override;
+  void endRun(std::int64_t runId) override;
+  bool recordResult(std::int64_t runId, const ResultRecord& r) override;
+  bool recordBaseline(std::int64_t runId, const BaselineRecord& b) override;
+  std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const override;
+
+  std::vector<StoredGpu> gpus() const override;
+  std::optional<std::int64_t> gpuId(const std::string& fingerprint) const override;
+  std::vector<StoredRun> runs() const override;
+  std::vector<StoredResult> results(const ResultFilter& filter) const override;
+  std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const override;
+  std::string cubinOf(std::int64_t resultId) const override;
+  std::vector<StoredBaseline> baselines() const override;
+  std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p,
+                                       std::string_view library = "cublas") const override;
+
+  // --- building blocks for import: call inside a Tx ---------------------------------------
+  std::int64_t upsertGpu(const GpuSpec& gpu, const std::string& firstSeen);
+  // Returns the run's id; an existing uid keeps its row (an end time is filled in if missing).
+  std::int64_t insertRun(std::int64_t gpuId, const RunInfo& run);
+  bool upsertResult(std::int64_t runId, std::int64_t gpuId, const ResultRecord& r);
+  bool upsertBaseline(std::int64_t runId, std::int64_t gpuId, const BaselineRecord& b);
+
+ private:
+  std::unique_ptr<Conn> owned_;
+  Conn& db_;
+  std::string location_;
+};
+
+}  // namespace gemmtune::db

@@ -1,0 +1,2 @@
+# The results-store interface on SQLite and on a PostgreSQL server the test starts itself.
+gemmtune_add_test(store_test SOURCES store_test.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
