@@ -18,7 +18,13 @@ Compiler::~Compiler() = default;
 
 int Compiler::jobs() const { return pool_->size(); }
 
-size_t Compiler::cancelPending() { return pool_->cancelPending(); }
+size_t Compiler::cancelPending() {
+  // Dropped compiles leave broken futures: no later submit may join them. (Lock order, here and
+  // in start(): the in-flight map, then the pool's queue.)
+  std::lock_guard lock(inFlightMutex_);
+  inFlight_.clear();
+  return pool_->cancelPending();
+}
 
 CompileUnit Compiler::unit(const Config& config) const { return templates_.unit(config); }
 
@@ -27,13 +33,43 @@ CompileResult Compiler::compile(const Config& config, const std::string& arch) c
   CompileUnit u = unit(config);
   std::string key = CompileCache::key(u, arch);
   if (auto hit = cache_.load(key, arch)) return *hit;
+  ++nvrtcCompiles_;
   CompileResult r = NvrtcCompiler::compile(u, arch);
   cache_.store(key, r);
   return r;
 }
 
+std::shared_future<CompileResult> Compiler::start(const Config& config, const std::string& arch) {
+  const std::string key = arch + " " + config.name();
+  std::lock_guard lock(inFlightMutex_);
+  if (auto it = inFlight_.find(key); it != inFlight_.end()) return it->second.result;
+  const std::uint64_t id = ++nextId_;
+  auto forget = [this, key, id] {  // done: later submits read the disk cache instead
+    std::lock_guard done(inFlightMutex_);
+    if (auto it = inFlight_.find(key); it != inFlight_.end() && it->second.id == id) inFlight_.erase(it);
+  };
+  std::shared_future<CompileResult> result = pool_->submit([this, config, arch, forget] {
+                                                   try {
+                                                     CompileResult r = compile(config, arch);
+                                                     forget();
+                                                     return r;
+                                                   } catch (...) {
+                                                     forget();
+                                                     throw;
+                                                   }
+                                                 }).share();
+  inFlight_.emplace(key, InFlight{id, result});
+  return result;
+}
+
 std::future<CompileResult> Compiler::submit(const Config& config, const std::string& arch) {
-  return pool_->submit([this, config, arch] { return compile(config, arch); });
+  // A deferred future over the shared one: callers keep the plain std::future interface.
+  std::shared_future<CompileResult> shared = start(config, arch);
+  return std::async(std::launch::deferred, [shared] { return shared.get(); });
+}
+
+void Compiler::prefetch(const std::vector<Config>& configs, const std::string& arch) {
+  for (const auto& c : configs) start(c, arch);
 }
 
 std::vector<CompileResult> Compiler::compileAll(const std::vector<Config>& configs, const std::string& arch) {

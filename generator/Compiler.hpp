@@ -2,7 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <atomic>
+#include <cstdint>
 #include <future>
+#include <mutex>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,8 +36,12 @@ class Compiler {
   std::string sourceHash(const Family& family) const { return templates_.sourceHash(family); }
   // Synchronous, on the calling thread; served from the cache when possible.
   CompileResult compile(const Config& config, const std::string& arch) const;
-  // Queued on the pool.
+  // Queued on the pool. A configuration already queued or compiling (a prefetch, another
+  // submit) is not compiled again: the future waits for that compile.
   std::future<CompileResult> submit(const Config& config, const std::string& arch);
+  // Queues compiles whose results are wanted later (they land in the disk cache, and a later
+  // submit of one still in flight joins it): slow families compile while others are timed.
+  void prefetch(const std::vector<Config>& configs, const std::string& arch);
   // All configs in parallel; results in input order.
   std::vector<CompileResult> compileAll(const std::vector<Config>& configs, const std::string& arch);
 
@@ -41,11 +49,25 @@ class Compiler {
   size_t cancelPending();
   int jobs() const;
   const CompileCache& cache() const { return cache_; }
+  // NVRTC compiles run so far (cache misses).
+  int nvrtcCompiles() const { return nvrtcCompiles_; }
 
  private:
+  // The one compile of `config` queued or running, started if there is none.
+  std::shared_future<CompileResult> start(const Config& config, const std::string& arch);
+
+  struct InFlight {
+    std::uint64_t id = 0;
+    std::shared_future<CompileResult> result;
+  };
+
   TemplateSource templates_;
   CompileCache cache_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::mutex inFlightMutex_;
+  std::unordered_map<std::string, InFlight> inFlight_;  // by arch and instance name
+  std::uint64_t nextId_ = 0;
+  mutable std::atomic<int> nvrtcCompiles_{0};
+  std::unique_ptr<ThreadPool> pool_;  // last: its workers stop before the members they use go
 };
 
 }  // namespace gemmtune

@@ -137,3 +137,21 @@ TEST(Compiler, CancelPendingDropsQueuedCompilesButFinishesRunningOnes) {
   }
   EXPECT_EQ(broken, dropped);
 }
+
+// A prefetched configuration still queued is not compiled again when the tuner asks for it.
+TEST(Compiler, ASubmitJoinsTheCompileAlreadyQueued) {
+  Compiler compiler({{}, {}, 1});  // one worker, no disk cache: every NVRTC run is counted
+  const auto& bt = FamilyRegistry::builtin().get("blocktile1d");
+  std::vector<Config> configs;
+  for (int tm : {4, 8, 16, 32}) configs.push_back(Config{&bt, {64, 64, 8, tm}, false});
+  compiler.prefetch(configs, "sm_90");
+  // The last two wait behind the first compile (one worker): these submits join them.
+  auto third = compiler.submit(configs[2], "sm_90");
+  auto fourth = compiler.submit(configs[3], "sm_90");
+  EXPECT_TRUE(third.get().ok);
+  EXPECT_TRUE(fourth.get().ok);
+  EXPECT_EQ(compiler.nvrtcCompiles(), 4);
+  // Finished compiles are not kept in memory: a later submit compiles again (here, no disk cache).
+  EXPECT_TRUE(compiler.submit(configs[3], "sm_90").get().ok);
+  EXPECT_EQ(compiler.nvrtcCompiles(), 5);
+}

@@ -126,6 +126,7 @@ GpuOutcome TuningEngine::run() {
   // Smallest first: each size carries its best candidates to the next larger one.
   std::vector<GemmShape> order = options_.sizes;
   std::stable_sort(order.begin(), order.end(), [](const GemmShape& a, const GemmShape& b) { return a.flops() < b.flops(); });
+  prefetchFirstSizes(order);
   std::map<std::string, SizeOutcome> bySize;
   for (const auto& s : order) {
     if (stop_ || interrupted_) break;
@@ -145,6 +146,25 @@ GpuOutcome TuningEngine::run() {
   outcome.wallSeconds = secondsSince(start);
   worker_.reset();
   return outcome;
+}
+
+void TuningEngine::prefetchFirstSizes(const std::vector<GemmShape>& order) {
+  // Every family's first size queues its compiles now, in family order, so that a slow family
+  // (a CUTLASS instance takes seconds to compile) compiles while the earlier ones are timed;
+  // tuneFamily's submits join these compiles (Compiler dedupes in-flight work) or, once done,
+  // read them from the disk cache — without one, a finished prefetch would be compiled twice.
+  if (compiler_.cache().dir().empty()) return;
+  for (const Family* f : options_.families) {
+    auto first = std::find_if(order.begin(), order.end(), [&](const GemmShape& s) { return options_.selected(s, f); });
+    if (first == order.end()) continue;
+    SpaceOptions so;
+    so.size = *first;
+    so.filter = options_.filter;
+    std::vector<Config> configs;
+    for (const Candidate& c : screenSpace(*f, gpu_, so))
+      if (c.accepted()) configs.push_back(c.config);
+    compiler_.prefetch(configs, gpu_.arch());
+  }
 }
 
 SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {

@@ -44,6 +44,7 @@ class TuningEngine {
     Config config;           // as timed: families need not be built in, so names are not re-parsed
   };
 
+  void prefetchFirstSizes(const std::vector<GemmShape>& order);
   SizeOutcome tuneSize(const GemmShape& shape);
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
