@@ -37,6 +37,14 @@ struct TuneOptions {
   }();
   std::string selfExe;       // this binary: the worker process runs `<selfExe> worker`
   std::string commandLine;
+  // Tests of the search on machines without a GPU: a worker command instead of `<selfExe> worker`
+  // (tests/fake_worker's `table` mode answers with times computed from the instance and problem)
+  // and the driver version rows are keyed with.
+  struct SimulatedGpu {
+    std::vector<std::string> workerArgv;
+    int driverVersion = 13000;
+  };
+  std::optional<SimulatedGpu> simulated;
   // `--shard I/N` (Shard.hpp): only these (size, family) units are tuned; none: every pair.
   std::optional<std::vector<WorkUnit>> units;
 

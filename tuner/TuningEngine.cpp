@@ -111,7 +111,7 @@ GpuOutcome TuningEngine::run() {
   auto start = Clock::now();
   GpuOutcome outcome;
   outcome.gpuName = gpu_.name;
-  driverVersion_ = CudaDriver::get().version();
+  driverVersion_ = options_.simulated ? options_.simulated->driverVersion : CudaDriver::get().version();
   gpuId_ = store_.recordGpu(gpu_);
   db::RunInfo info;
   info.gpu = gpu_;
@@ -120,7 +120,8 @@ GpuOutcome TuningEngine::run() {
   info.commandLine = options_.commandLine;
   runId_ = store_.beginRun(info);
 
-  worker_ = std::make_unique<WorkerClient>(gpu_.deviceIndex, options_.selfExe);
+  worker_ = options_.simulated ? std::make_unique<WorkerClient>(options_.simulated->workerArgv)
+                               : std::make_unique<WorkerClient>(gpu_.deviceIndex, options_.selfExe);
   spdlog::debug("worker on GPU {} ({}) ready", gpu_.deviceIndex, worker_->info().name);
 
   // Smallest first: each size carries its best candidates to the next larger one.
