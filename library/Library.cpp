@@ -60,6 +60,8 @@ const char* toString(Status status) {
 
 struct Library::Impl {
   explicit Impl(const std::filesystem::path& dbPath) : planner(dbPath, warnings), dispatcher(planner, specs, warnings) {}
+  explicit Impl(const std::vector<std::string>& stores)
+      : planner(stores, warnings), dispatcher(planner, specs, warnings) {}
   library::Warnings warnings;
   library::DeviceSpecs specs;
   library::Planner planner;
@@ -67,6 +69,7 @@ struct Library::Impl {
 };
 
 Library::Library(std::filesystem::path dbPath) : impl_(std::make_unique<Impl>(dbPath)) {}
+Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options.stores)) {}
 Library::~Library() = default;
 
 Choice Library::best(int device, long long M, long long N, long long K) {

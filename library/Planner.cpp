@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <optional>
+
 #include "CudaDriver.hpp"
 #include "ResultStore.hpp"
 #include "DbPath.hpp"
@@ -32,58 +35,115 @@ Plan Planner::fallback(std::string why) {
   return p;
 }
 
-Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings) : warnings_(warnings) {
-  try {
-    open(dbPath);
-  } catch (const std::exception& e) {
-    giveUp(fmt::format("the tuning database {} cannot be used ({})",
-                       path_.empty() ? db::maskLocation(dbPath.string()) : db::maskLocation(path_.string()), e.what()));
+namespace {
+
+// The user's database (a path, or empty: $GEMMTUNE_DB, else the XDG default), then the system
+// snapshot named by $GEMMTUNE_SYSTEM_DB, when set.
+std::vector<std::string> defaultStores(const std::string& userDb) {
+  std::vector<std::string> out{userDb};
+  if (const char* system = std::getenv("GEMMTUNE_SYSTEM_DB"); system && *system) out.emplace_back(system);
+  return out;
+}
+
+}  // namespace
+
+Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings)
+    : Planner(defaultStores(dbPath.string()), warnings) {}
+
+Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings) : warnings_(warnings) {
+  std::vector<std::string> wanted = locations.empty() ? defaultStores({}) : locations;
+  std::vector<std::pair<std::size_t, std::string>> missing;  // warned only when no store is usable
+  for (const auto& location : wanted) {
+    Source& source = sources_.emplace_back();
+    try {
+      source.location = db::resolveDatabasePath(location).string();
+      open(source);
+    } catch (const std::exception& e) {
+      giveUp(source,
+             fmt::format("the tuning database {} cannot be used ({})",
+                         db::maskLocation(source.location.empty() ? location : source.location), e.what()));
+    }
   }
+  bool anyUsable = false;
+  for (const auto& s : sources_) anyUsable = anyUsable || s.lookup;
+  if (!anyUsable)
+    for (const auto& s : sources_)
+      warnings_.once(s.unusable,
+                     fmt::format("{}: sgemm() runs the built-in default kernel {}", s.unusable, defaultConfig().name()));
 }
 
 Planner::~Planner() = default;
 
-void Planner::open(const std::filesystem::path& dbPath) {
-  path_ = db::resolveDatabasePath(dbPath.string());
-  if (!db::storeMayExist(path_.string())) {
-    giveUp(fmt::format("no tuning database at {}; {}", db::maskLocation(path_.string()), kTuneHint));
+void Planner::open(Source& source) {
+  const std::string& path = source.location;
+  if (!db::storeMayExist(path)) {
+    giveUp(source, fmt::format("no tuning database at {}; {}", db::maskLocation(path), kTuneHint), true);
     return;
   }
   // quick_check reads the whole file; damage in the pages a lookup reads still surfaces as an
   // error at that lookup, which plan() turns into the default.
-  db_ = db::openStore(path_.string(), db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Header});
-  if (!db_->hasSchema()) {
-    giveUp(fmt::format("the tuning database {} is empty; {}", db::maskLocation(path_.string()), kTuneHint));
+  source.db = db::openStore(path, db::OpenOptions{db::OpenMode::ReadOnly, db::OpenCheck::Header});
+  if (!source.db->hasSchema()) {
+    giveUp(source, fmt::format("the tuning database {} is empty; {}", db::maskLocation(path), kTuneHint), true);
     return;
   }
   db::PresentEnvironment present = serving::presentEnvironment();
   // Rows measured under another driver are stale; offline (no driver) the part is not judged.
   if (CudaDriver::available()) present.driverVersion = CudaDriver::get().version();
-  lookup_ = std::make_unique<serving::Lookup>(*db_, std::move(present));
+  source.lookup = std::make_unique<serving::Lookup>(*source.db, std::move(present));
 }
 
-void Planner::giveUp(const std::string& why) {
-  lookup_.reset();
-  db_.reset();
-  unusable_ = why;
-  warnings_.once(why, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
+void Planner::giveUp(Source& source, const std::string& why, bool quiet) {
+  source.lookup.reset();
+  source.db.reset();
+  source.unusable = why;
+  // Missing and empty stores are reported by the constructor, only when none is usable.
+  if (!quiet)
+    warnings_.once(why, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
+}
+
+std::string Planner::locations() const {
+  std::string out;
+  for (const auto& s : sources_) out += (out.empty() ? "" : " or ") + db::maskLocation(s.location);
+  return out;
 }
 
 Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
   std::lock_guard lock(mutex_);
-  if (!lookup_) return fallback(unusable_);
-  serving::LookupResult r;
-  try {
-    r = lookup_->best(gpu, db::ProblemKey{M, N, K});
-  } catch (const std::exception& e) {
-    giveUp(fmt::format("the tuning database {} failed ({})", db::maskLocation(path_.string()), e.what()));
-    return fallback(unusable_);
+  // Highest precedence first: the first exact answer wins, else the first nearest-size one.
+  std::optional<serving::LookupResult> nearest;
+  std::optional<serving::LookupResult> found;
+  std::string unusable;
+  for (auto& source : sources_) {
+    if (!source.lookup) {
+      if (unusable.empty()) unusable = source.unusable;
+      continue;
+    }
+    serving::LookupResult r;
+    try {
+      r = source.lookup->best(gpu, db::ProblemKey{M, N, K});
+    } catch (const std::exception& e) {
+      giveUp(source, fmt::format("the tuning database {} failed ({})", db::maskLocation(source.location), e.what()));
+      if (unusable.empty()) unusable = source.unusable;
+      continue;
+    }
+    if (r.quality == serving::MatchQuality::none || !r.config) continue;
+    if (r.quality == serving::MatchQuality::exact) {
+      found = std::move(r);
+      break;
+    }
+    if (!nearest) nearest = std::move(r);
   }
-  if (r.quality == serving::MatchQuality::none || !r.config) {
-    std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, db::maskLocation(path_.string()), kTuneHint);
+  if (!found) found = std::move(nearest);
+  bool anyUsable = false;
+  for (const auto& s : sources_) anyUsable = anyUsable || s.lookup;
+  if (!anyUsable) return fallback(unusable);
+  if (!found) {
+    std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, locations(), kTuneHint);
     warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
     return fallback(why);
   }
+  serving::LookupResult& r = *found;
   Plan p;
   p.config = *r.config;
   p.choice.instance = r.instance;

@@ -1,5 +1,7 @@
-// Planner: which configuration runs for a GPU and a problem, from a results database that is
-// treated as untrusted input. Rows come through serving::Lookup, which re-validates each one; anything
+// Planner: which configuration runs for a GPU and a problem, from results stores that are
+// treated as untrusted input. Several stores may be given, highest precedence first (a user
+// database, then a read-only system snapshot): an exact answer from the first store that has one
+// wins, else a nearest-size answer from the first store that has one. Rows come through serving::Lookup, which re-validates each one; anything
 // the database cannot answer — no file, a damaged file, no valid row for this GPU — yields the
 // built-in default configuration, which is correct for every size. Never throws for the database.
 #pragma once
@@ -36,8 +38,11 @@ Config defaultConfig();
 
 class Planner {
  public:
-  // An empty path means $GEMMTUNE_DB, else the XDG default.
+  // An empty path means $GEMMTUNE_DB, else the XDG default; $GEMMTUNE_SYSTEM_DB, when set, is
+  // consulted after it.
   Planner(const std::filesystem::path& dbPath, Warnings& warnings);
+  // Exactly these store locations, highest precedence first (empty: as above).
+  Planner(const std::vector<std::string>& locations, Warnings& warnings);
   ~Planner();
 
   Plan plan(const GpuSpec& gpu, long long M, long long N, long long K);
@@ -45,15 +50,20 @@ class Planner {
   static Plan fallback(std::string why);
 
  private:
-  void open(const std::filesystem::path& dbPath);
-  void giveUp(const std::string& why);
+  struct Source {
+    std::string location;  // as given; messages mask it
+    std::unique_ptr<db::ResultStore> db;
+    std::unique_ptr<serving::Lookup> lookup;
+    std::string unusable;  // why there is no lookup, for the notes of default choices
+  };
+  void open(Source& source);
+  // `quiet`: no warning now (a missing or empty store among several, when another one is usable).
+  void giveUp(Source& source, const std::string& why, bool quiet = false);
+  std::string locations() const;
 
   Warnings& warnings_;
-  std::mutex mutex_;  // one SQLite connection; plans are made on first use only
-  std::filesystem::path path_;
-  std::unique_ptr<db::ResultStore> db_;
-  std::unique_ptr<serving::Lookup> lookup_;
-  std::string unusable_;  // why there is no lookup_, for the notes of default choices
+  std::mutex mutex_;  // one connection per store; plans are made on first use only
+  std::vector<Source> sources_;
 };
 
 }  // namespace gemmtune::library

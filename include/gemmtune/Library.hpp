@@ -1,6 +1,7 @@
 // gemmtune::Library: run the fastest tuned SGEMM for this GPU and problem from your own code.
 //
-//   gemmtune::Library lib;                      // default results DB ($GEMMTUNE_DB or XDG path)
+//   gemmtune::Library lib;                      // default results DB ($GEMMTUNE_DB or XDG path),
+//                                               // then $GEMMTUNE_SYSTEM_DB (a read-only snapshot)
 //   auto choice = lib.best(0, 4096, 4096, 4096); // what would run, and how good the match is
 //   lib.sgemm(stream, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);   // device pointers, row-major
 //
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gemmtune/GpuSpec.hpp"
 
@@ -47,8 +49,19 @@ const char* toString(Status status);
 
 class Library {
  public:
-  // An empty path means $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db.
+  // An empty path means $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db. When
+  // $GEMMTUNE_SYSTEM_DB names a store (e.g. a snapshot from `gemmtune db snapshot` installed with
+  // the package), it is consulted after that one.
   explicit Library(std::filesystem::path dbPath = {});
+
+  struct Options {
+    // Store locations (a path, sqlite:PATH or postgresql://...), highest precedence first: e.g.
+    // {user database, system snapshot}. An exact answer from the first store that has one wins,
+    // else a nearest-size answer from the first store that has one. Stores are only read. Empty:
+    // as Library() above.
+    std::vector<std::string> stores;
+  };
+  explicit Library(const Options& options);
   ~Library();
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
