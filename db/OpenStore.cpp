@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "Errors.hpp"
 #include "PgConnection.hpp"
 #include "ResultStore.hpp"
 #include "SqliteStore.hpp"
@@ -39,9 +40,24 @@ std::string maskLocation(std::string_view location) {
   return std::regex_replace(masked, query, "$1***");
 }
 
+bool postgresqlSupported() {
+#ifdef GEMMTUNE_WITH_POSTGRESQL
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::unique_ptr<ResultStore> openStore(const std::string& location, OpenOptions options) {
-  if (isPostgresLocation(location))
+  if (isPostgresLocation(location)) {
+#ifdef GEMMTUNE_WITH_POSTGRESQL
     return std::make_unique<SqlStore<PgConnection, PgTransaction>>(std::make_unique<PgConnection>(location, options));
+#else
+    throw UnavailableError(fmt::format("{}: this gemmtune was built without PostgreSQL support: install libpq-dev "
+                                       "and rebuild (scripts/build.sh does)",
+                                       maskLocation(location)));
+#endif
+  }
   return std::make_unique<SqliteStore>(std::make_unique<Database>(*sqliteFileOf(location), options));
 }
 

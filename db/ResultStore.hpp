@@ -165,6 +165,8 @@ std::optional<std::string> sqliteFileOf(const std::string& location);
 // False only for a SQLite file that does not exist (a reader has nothing to show).
 bool storeMayExist(const std::string& location);
 bool isPostgresLocation(std::string_view location);
+// Whether this build can open postgresql:// locations (libpq was found at build time).
+bool postgresqlSupported();
 // `location` with any password replaced by "***", safe for logs and error messages.
 std::string maskLocation(std::string_view location);
 

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "ResultStore.hpp"
+
 namespace gemmtune::test {
 
 class PgServer {
@@ -38,6 +40,7 @@ class PgServer {
   }
 
   static std::string unavailableReason() {
+    if (!db::postgresqlSupported()) return "this build has no PostgreSQL support (libpq-dev was not found)";
     if (binDir().empty())
       return "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql/*/bin: "
              "install the `postgresql` package (scripts/build.sh does)";
