@@ -47,11 +47,15 @@ const std::vector<KernelArg>& sgemmKernelArgs() {
   return args;
 }
 
+std::string malformedProblem(const GemmProblem& p) {
+  if (p.m < 1 || p.n < 1 || p.k < 1) return fmt::format("{}: every dimension must be at least 1", p.text());
+  if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n) return fmt::format("{}: leading dimensions below the row lengths", p.text());
+  return {};
+}
+
 LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeometry& g) {
   const Family& f = *config.family;
-  if (p.m < 1 || p.n < 1 || p.k < 1) return LaunchPlan::refused(fmt::format("{}: every dimension must be at least 1", p.text()));
-  if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n)
-    return LaunchPlan::refused(fmt::format("{}: leading dimensions below the row lengths", p.text()));
+  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   // Templates form 32-bit offsets of rows and k steps up to one tile past the last (computed,
   // never dereferenced), so one tile of slack on top of every operand must fit as well.
   const long long reachA = (p.m + g.tileM) * p.lda, reachB = (p.k + g.tileK) * p.ldb, reachC = (p.m + g.tileM) * p.ldc;

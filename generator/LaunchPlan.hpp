@@ -62,6 +62,10 @@ struct TiledGeometry {
   int vectorWidth = 1;                  // > 1: the unguarded form loads and stores that many floats at once
 };
 
+// Why no family can run `problem` (a dimension below 1, a leading dimension below its row
+// length), or empty: the checks every plan starts with.
+std::string malformedProblem(const GemmProblem& problem);
+
 // The plan of a single-kernel template: grid (ceil(N / tileN), ceil(M / tileM)), the family's
 // threads and dynamic shared memory, sgemmKernelArgs(). The unguarded form is refused where the
 // tiles do not divide the problem, or the vector width does not divide the leading dimensions and

@@ -77,7 +77,9 @@ TEST_F(EngineSim, TheSimulatedGpuRanksCandidatesTheSameWayEveryRun) {
   ASSERT_EQ(a.sizes.size(), b.sizes.size());
   for (size_t s = 0; s < a.sizes.size(); ++s) {
     ASSERT_EQ(a.sizes[s].families.size(), b.sizes[s].families.size());
-    for (size_t f = 0; f < a.sizes[s].families.size(); ++f)
+    for (size_t f = 0; f < a.sizes[s].families.size(); ++f) {
+      EXPECT_FALSE(a.sizes[s].families[f].bestInstance.empty()) << a.sizes[s].families[f].family;
       EXPECT_EQ(a.sizes[s].families[f].bestInstance, b.sizes[s].families[f].bestInstance);
+    }
   }
 }

@@ -181,6 +181,10 @@ TEST(LaunchPlan, CutlassRunsEveryShapeOnTheSwizzlesGrid) {
   GemmProblem odd = GemmProblem::packed(17, 33, 7);
   odd.lda = 9, odd.alignA = 4;  // unaligned rows and base pointer: operand alignment 1 runs them
   EXPECT_TRUE(planLaunch(c, odd).runnable());
+  GemmProblem shortLda = GemmProblem::packed(17, 33, 7);
+  shortLda.lda = 6;  // the same malformed-problem rule as every tiled family
+  EXPECT_EQ(planLaunch(c, shortLda).refusal, malformedProblem(shortLda));
+  EXPECT_NE(malformedProblem(shortLda).find("leading dimensions"), std::string::npos);
   odd.alignB = 2;
   EXPECT_NE(planLaunch(c, odd).refusal.find("4-byte aligned"), std::string::npos);
 

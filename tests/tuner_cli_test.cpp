@@ -117,6 +117,17 @@ TEST(TuneCli, AFamilyWithoutItsHeadersIsRefusedWithWhatToDo) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
 }
 
+TEST(TuneCli, EveryFamilySkipsOneWithoutItsHeadersWithAWarning) {
+  // One size of the four other families is four units: shard 9 of 10 has no work, so the run
+  // ends before any GPU work, after the family list was made.
+  auto r = runCli({"tune", "--sizes", "64", "--shard", "9/10"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("family cutlass skipped: GEMMTUNE_CUTLASS_DIR=/nonexistent/include holds no cutlass/version.h"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the sweep has 4 unit(s)"), std::string::npos) << r.err;
+}
+
 TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {
   if (gemmtune::CudaDriver::available()) GTEST_SKIP() << "a CUDA driver is present";
   auto r = runCli(space({"--gpu", "auto", "--family", "smem"}));

@@ -24,9 +24,7 @@ int swizzleLogTile(int swizzle, long long tilesN) {
 }
 
 LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
-  if (p.m < 1 || p.n < 1 || p.k < 1) return LaunchPlan::refused(fmt::format("{}: every dimension must be at least 1", p.text()));
-  if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n)
-    return LaunchPlan::refused(fmt::format("{}: leading dimensions below the row lengths", p.text()));
+  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
     return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
