@@ -21,6 +21,7 @@
 #include "Shard.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
+#include "search/SearchStrategy.hpp"
 #include "Errors.hpp"
 
 namespace gemmtune::cli {
@@ -36,7 +37,7 @@ extern "C" void onSignal(int sig) {
 }
 
 struct TuneArgs {
-  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db, shard;
+  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db, shard, strategy = "model";
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -98,6 +99,8 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
   options.carry = a.carry;
+  options.strategy = a.strategy;
+  makeStrategy(a.strategy, {});  // an unknown name is a usage error before any GPU work
   options.filter.prune = a.prune;
   options.selfExe = "/proc/self/exe";  // the worker is this very binary
   options.commandLine = ctx.commandLine;
@@ -167,8 +170,17 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
       ->check(CLI::PositiveNumber);
+  std::string names;
+  for (const auto& n : strategyNames()) names += (names.empty() ? "" : ", ") + n;
+  sub->add_option("--strategy", a->strategy,
+                  "Search strategy (" + names + "): model times everything at the first size, then at each "
+                  "larger one the candidates in the order of their time predicted from the smaller size "
+                  "(waves of blocks over the SMs), at least --carry of them and on while they stay competitive; "
+                  "exhaustive times everything; random draws --carry per size")
+      ->capture_default_str();
   sub->add_option("--carry", a->carry,
-                  "Candidates per family carried to the next larger size; the rest become pruned:rank (0: time all)")
+                  "Candidates per family timed at each larger size at least (model) or drawn (random); "
+                  "the rest become pruned:rank with their predicted rank (0: time all)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--shard", a->shard,
                   "I/N: tune only shard I (from 0) of N of the sweep's size × family units, e.g. "
@@ -184,7 +196,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "Examples:\n"
       "  gemmtune tune --gpu auto --sizes 1024..8192\n"
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
-      "  gemmtune tune --gpu all --sizes 2048 --fresh --carry 0\n"
+      "  gemmtune tune --gpu all --sizes 2048 --fresh --strategy exhaustive\n"
       "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };

@@ -4,7 +4,8 @@
 # short summary table last.
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
-#        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps)
+#        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
+#        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass)
 #        (default: build gpu-tests — compile-bench compiles every family's whole space, CUTLASS's
 #        included, minutes on 16 cores; `build tune bench` gives the tuning cost and the
 #        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
@@ -27,8 +28,10 @@ elapsed() { echo $(( $(date +%s) - $1 ))s; }
 deadline=$(( $(date +%s) + ${CHECK_BUDGET:-560} ))
 capped() { local left=$(( deadline - $(date +%s) - 20 )); echo $(( $1 < left ? $1 : left )); }
 # The compile cache lives beside the build, never under $OUT: thousands of small files there
-# would keep the logs from coming back.
+# would keep the logs from coming back; the tune step's database too (megabytes of cubins), where
+# later commands (a second bench, ncu through gemm_bench) still find it.
 cache_home="$build/check-cache"
+tune_db="$build/check.db"
 
 for step in "${steps[@]}"; do
   t0=$(date +%s)
@@ -76,29 +79,29 @@ for step in "${steps[@]}"; do
       note compile-bench "$(tail -2 "$out/compile-bench.txt" | awk '{printf "%s %s/s  ", $1, $6}')"
       ;;
     tune)
-      export GEMMTUNE_DB="$out/tune.db" XDG_CACHE_HOME="$cache_home"
+      export GEMMTUNE_DB="$tune_db" XDG_CACHE_HOME="$cache_home"
       # A database or compile cache kept from an earlier check would make the cold pass warm.
-      rm -rf "$out/tune.db" "$out/tune.db-wal" "$out/tune.db-shm" "$cache_home"
-      for pass in cold warm; do
+      rm -rf "$tune_db" "$tune_db-wal" "$tune_db-shm" "$cache_home"
+      for pass in ${TUNE_PASSES:-cold warm}; do
         t1=$(date +%s)
         timeout "$(capped "${TUNE_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
-          --families "${TUNE_FAMILIES:-all}" >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
+          --families "${TUNE_FAMILIES:-all}" ${TUNE_ARGS:-} >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
         rc=$?
         note "tune ($pass)" "rc=$rc $(elapsed $t1)"
       done
       cat "$out/tune-cold.txt"; tail -5 "$out/tune-cold.log"
       # Wrong results are recorded, never best; their details say which layout and element failed.
-      "$build/cli/gemmtune" results --db "$out/tune.db" --status wrong_result --json >"$out/tune-wrong.txt" 2>&1
+      "$build/cli/gemmtune" results --db "$tune_db" --status wrong_result --json >"$out/tune-wrong.txt" 2>&1
       grep -oE "\"(instance|error_text|max_error)\": *\"[^\"]*\"|\"max_error\": *[0-9.e+-]*" "$out/tune-wrong.txt" | head -40
       ;;
     bench)
       # Needs the tune step's database (this run's, or the one a previous check kept).
       if [ ! -x "$build/bench/gemm_bench" ]; then
         note bench "not built"
-      elif [ ! -f "$out/tune.db" ]; then
-        note bench "skipped: no $out/tune.db (run the tune step first)"
+      elif [ ! -f "$tune_db" ]; then
+        note bench "skipped: no $tune_db (run the tune step first)"
       else
-        XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-900}")" "$build/bench/gemm_bench" --db "$out/tune.db" \
+        XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-900}")" "$build/bench/gemm_bench" --db "$tune_db" \
           --csv "$out/bench.csv" >"$out/bench.txt" 2>"$out/bench.log"
         rc=$?
         cat "$out/bench.txt"; tail -5 "$out/bench.log"
@@ -106,7 +109,7 @@ for step in "${steps[@]}"; do
       fi
       ;;
     report)
-      "$build/cli/gemmtune" report --db "$out/tune.db" -o "$out/report.html" >"$out/report.log" 2>&1
+      "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1
       note report "rc=$? ($(wc -c <"$out/report.html" 2>/dev/null || echo 0) bytes)"
       ;;
     *) echo "unknown step $step" >&2 ;;
@@ -115,7 +118,7 @@ done
 
 gpuline=$(head -2 "$out/gpu.txt" 2>/dev/null | tail -1)
 # Everything but the summary goes into one archive (fewer files to carry back).
-(cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude='tune.db*' ./* 2>/dev/null &&
+(cd "$out" && tar czf logs.tgz --exclude=logs.tgz ./* 2>/dev/null &&
   find . -maxdepth 1 -type f ! -name logs.tgz ! -name bench.csv -delete)
 echo
 echo "== summary ($gpuline) =="

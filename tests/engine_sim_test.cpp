@@ -20,6 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+struct Search {
+  std::string strategy = "exhaustive";  // every candidate at every size: shards then measure exactly what one run does
+  int carry = 0;
+  std::vector<GemmShape> sizes{{256, 256, 256}, {512, 512, 512}};
+  std::vector<const char*> families{"smem", "blocktile2d"};
+};
+
 class EngineSim : public ::testing::Test {
  protected:
   // Every ok row of `store` as "instance at size".
@@ -31,13 +38,14 @@ class EngineSim : public ::testing::Test {
     return out;
   }
 
-  GpuOutcome tune(const fs::path& dbPath, std::optional<ShardSpec> shard = std::nullopt) {
+  GpuOutcome tune(const fs::path& dbPath, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0});
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
-    options.sizes = {{256, 256, 256}, {512, 512, 512}};
-    for (const char* f : {"smem", "blocktile2d"}) options.families.push_back(&FamilyRegistry::builtin().get(f));
-    options.carry = 0;  // every candidate at every size: shards then measure exactly what one run does
+    options.sizes = search.sizes;
+    for (const char* f : search.families) options.families.push_back(&FamilyRegistry::builtin().get(f));
+    options.strategy = search.strategy;
+    options.carry = search.carry;
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
     options.commandLine = "engine_sim_test";
     if (shard) options.units = unitsOf(workUnits(options.sizes, options.families), *shard);
@@ -82,4 +90,43 @@ TEST_F(EngineSim, TheSimulatedGpuRanksCandidatesTheSameWayEveryRun) {
       EXPECT_EQ(a.sizes[s].families[f].bestInstance, b.sizes[s].families[f].bestInstance);
     }
   }
+}
+
+// The search finds the winner where the small size ranks it low: on the simulated GPU a partial
+// wave of blocks costs a whole one, so at 256 every tile underfills the 132 SMs and the largest
+// tiles look worst, while at 2048 they fill them. Rank carrying (time at 2048 only the best few of
+// 256) loses the 2048 winner; the default strategy, ordering by the wave model, finds it.
+TEST_F(EngineSim, TheDefaultStrategyFindsTheWinnerThatTheSmallSizeRanksLow) {
+  Search exhaustive;
+  exhaustive.sizes = {{256, 256, 256}, {2048, 2048, 2048}};
+  exhaustive.families = {"blocktile2d"};
+  GpuOutcome all = tune(dir_.path() / "all.db", std::nullopt, exhaustive);
+  ASSERT_EQ(all.sizes.size(), 2u);
+  const std::string winner = all.sizes[1].families.at(0).bestInstance;
+  ASSERT_FALSE(winner.empty());
+
+  // The premise: the 2048 winner ranks below the best `carry` at 256.
+  const int carry = 4;
+  std::vector<std::pair<double, std::string>> at256;
+  auto store = db::openStore((dir_.path() / "all.db").string(), {db::OpenMode::ReadOnly});
+  for (const auto& r : store->results({}))
+    if (r.status == "ok" && r.key.problem.m == 256 && r.medianMs) at256.emplace_back(*r.medianMs, r.instance());
+  std::sort(at256.begin(), at256.end());
+  auto pos = std::find_if(at256.begin(), at256.end(), [&](const auto& p) { return p.second == winner; });
+  ASSERT_NE(pos, at256.end());
+  ASSERT_GE(pos - at256.begin(), carry) << winner << " is among the best " << carry << " at 256: no test of the search";
+
+  Search model = exhaustive;
+  model.strategy = "model";
+  model.carry = carry;
+  GpuOutcome found = tune(dir_.path() / "model.db", std::nullopt, model);
+  EXPECT_EQ(found.sizes.at(1).families.at(0).bestInstance, winner);
+  EXPECT_LT(found.sizes.at(1).timed, all.sizes.at(1).timed) << "the model strategy timed everything at 2048";
+
+  // The baseline draws `carry` at random per size: repeatable, and it times no more than that.
+  Search random = model;
+  random.strategy = "random";
+  GpuOutcome r1 = tune(dir_.path() / "r1.db", std::nullopt, random), r2 = tune(dir_.path() / "r2.db", std::nullopt, random);
+  EXPECT_EQ(r1.sizes.at(1).families.at(0).bestInstance, r2.sizes.at(1).families.at(0).bestInstance);
+  EXPECT_LE(r1.sizes.at(1).timed, carry + 1);  // plus the classic configuration
 }

@@ -6,6 +6,7 @@
 // Modes: healthy, no-gpu, hang-hello, bad-canary, crash-on-run, hang-on-run, garbage-on-run,
 // noncbor-on-run, fault-on-run, refuse-run, exit-after-canary, crash-then-sick, table (a
 // simulated GPU: see simulatedMs).
+#include <algorithm>
 #include <signal.h>
 #include <unistd.h>
 
@@ -65,14 +66,18 @@ bool receive(nlohmann::json& out) {
   for (;;) ::pause();
 }
 
-// Mode `table`: a simulated GPU whose times depend only on the instance and the problem (FNV-1a
-// of the name picks an efficiency between 20 and 80 % of 50 TFLOP/s), so searches are
-// deterministic and comparable between runs.
-double simulatedMs(const std::string& instance, const Problem& p) {
+// Mode `table`: a simulated GPU whose times depend only on the instance, the problem and the
+// launch (FNV-1a of the name picks an efficiency between 20 and 80 % of 50 TFLOP/s; an SM is busy
+// with 8 warps, so blocks run in waves of 132 × ceil(8 / warps per block), and a partial wave
+// costs a whole one), so searches are deterministic and comparable between runs, and a large tile
+// that underfills the 132 SMs at a small size can be the best at a large one, as on a real GPU.
+double simulatedMs(const std::string& instance, const Problem& p, long long blocks, long long threads) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : instance) h = (h ^ c) * 1099511628211ull;
   const double efficiency = 0.2 + 0.6 * static_cast<double>(h % 1000) / 1000.0;
-  return 2.0 * p.M * p.N * p.K / (50e12 * efficiency) * 1e3;
+  const long long warps = std::max(1LL, (threads + 31) / 32), slots = 132 * ((8 + warps - 1) / warps);
+  const double waveLoss = blocks > 0 ? static_cast<double>((blocks + slots - 1) / slots) * slots / static_cast<double>(blocks) : 1.0;
+  return 2.0 * p.M * p.N * p.K / (50e12 * efficiency) * 1e3 * waveLoss;
 }
 
 Problem problem{256, 256, 256, 0.0};
@@ -126,7 +131,14 @@ int main(int argc, char** argv) {
     if (mode == "table") {
       CandidateResult r = okResult();
       const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>() : "cublas";
-      r.medianMs = r.minMs = simulatedMs(instance, problem) * (op == "run" ? 1.0 : 0.5);
+      long long blocks = 0, threads = 0;
+      if (op == "run") {
+        const auto& launch = req.at("candidate").at("plan").at("launches").at(0);
+        auto volume = [](const nlohmann::json& d) { return d.at(0).get<long long>() * d.at(1).get<long long>() * d.at(2).get<long long>(); };
+        blocks = volume(launch.at("grid"));
+        threads = volume(launch.at("block"));
+      }
+      r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.5);
       r.reps = 10;
       note(op + " " + instance + " " + std::to_string(problem.M));
       reply(wire::resultReply(r, false));

@@ -208,6 +208,10 @@ TEST(LaunchPlan, CutlassConstraintsFollowItsKernelList) {
   EXPECT_EQ(violated({128, 128, 8, 64, 32, 2, 1}), "multistage");
   EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 3}), "swizzle_group");
   EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 1}), "none");
+  // The two 1×8 warp arrangements of the default space computed wrong results on an H100.
+  EXPECT_EQ(violated({32, 256, 8, 32, 32, 3, 4}), "at_most_four_warp_columns");
+  EXPECT_EQ(violated({64, 256, 8, 64, 32, 5, 4}), "at_most_four_warp_columns");
+  EXPECT_EQ(violated({256, 32, 8, 32, 32, 3, 4}), "none");  // 8×1 verified on the same GPU
 }
 
 TEST(HeaderTrees, CutlassVersionIsReadFromItsHeader) {

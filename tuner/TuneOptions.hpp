@@ -18,9 +18,12 @@ struct TuneOptions {
   std::vector<const Family*> families;
   bool resume = true;        // skip candidates that already have a final status in the DB
   double budgetSec = 0;      // per size, GPU work; 0: no limit beyond the pruning rules
-  // Candidates carried from one size to the next larger one: the best `carry` of each family
-  // at the previous size are timed, the rest are recorded as pruned:rank. 0 times everything.
-  int carry = 24;
+  // Which candidates each size times (tuner/search): "model" times every candidate at the first
+  // size, then at each larger one at least `carry` per family in the order of their predicted
+  // time (more while it keeps finding competitive ones), the rest recorded as pruned:rank with
+  // their predicted rank; "exhaustive" times everything; "random" `carry` drawn per size.
+  std::string strategy = "model";
+  int carry = 24;  // 0: every candidate, whatever the strategy
   int finalists = 3;         // per family, re-timed interleaved with cuBLAS before declaring
   FilterOptions filter;
   // First-pass timing of each candidate: cheap, because the GPU is already warm from the

@@ -17,6 +17,7 @@
 #include "PresentBuild.hpp"
 #include "Sha256.hpp"
 #include "WorkerClient.hpp"
+#include "search/SearchStrategy.hpp"
 #include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"
 #include "Errors.hpp"
@@ -221,7 +222,7 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
     store_.recordBaseline(runId_, b);
   }
 
-  // Per-family best and the ranking carried to the next size.
+  // Per-family best.
   for (auto& fo : out.families) {
     std::vector<const Timed*> mine;
     for (const auto& t : timed)
@@ -230,11 +231,6 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
       if (a->partial != b->partial) return !a->partial;  // complete statistics rank first
       return a->medianMs < b->medianMs;
     });
-    auto famIt = std::find_if(options_.families.begin(), options_.families.end(),
-                              [&](const Family* f) { return f->name == fo.family; });
-    auto& carry = carried_[famIt == options_.families.end() ? nullptr : *famIt];
-    carry.clear();
-    for (const Timed* t : mine) carry.push_back(t->base);
     if (!mine.empty()) {
       fo.bestInstance = mine.front()->instance;
       fo.bestMs = mine.front()->medianMs;
@@ -250,6 +246,16 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
   return out;
 }
 
+SearchStrategy& TuningEngine::strategyFor(const Family& family) {
+  auto it = strategies_.find(&family);
+  if (it == strategies_.end()) {
+    StrategyOptions so;
+    so.carry = options_.carry;
+    it = strategies_.emplace(&family, makeStrategy(options_.strategy, so)).first;
+  }
+  return *it->second;
+}
+
 void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out,
                               std::vector<Timed>& timed, ProgressState& progress) {
   FamilyOutcome fo;
@@ -263,166 +269,205 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   so.filter = options_.filter;
   std::vector<Candidate> cands = screenSpace(family, gpu_, so);
 
-  // Rank pruning: only the best `carry` of the previous size (and the classic config) are timed.
-  auto carriedIt = carried_.find(&family);
-  std::map<std::string, size_t> rank;
-  if (options_.carry > 0 && carriedIt != carried_.end() && !carriedIt->second.empty())
-    for (size_t i = 0; i < carriedIt->second.size(); ++i) rank.emplace(carriedIt->second[i], i);
-  for (auto& c : cands) {
-    if (!c.accepted() || rank.empty() || isClassic(c.config)) continue;
-    auto it = rank.find(baseName(c.config));
-    if (it == rank.end() || it->second >= static_cast<size_t>(options_.carry)) {
-      c.stage = CandidateStage::Pruned;
-      c.limit = "rank";
-      c.reason = it == rank.end() ? "not ok at the previous size"
-                                  : fmt::format("rank {} at the previous size, only the best {} are carried",
-                                                it->second + 1, options_.carry);
-    }
-  }
-  // Timing order: classic first (a yardstick for early stopping), then the previous size's
-  // ranking, then enumeration order.
-  std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
-    auto key = [&](const Candidate& c) -> size_t {
-      if (isClassic(c.config)) return 0;
-      auto it = rank.find(baseName(c.config));
-      return it == rank.end() ? rank.size() + 1 : it->second + 1;
-    };
-    return key(a) < key(b);
-  });
-
-  // Compile everything ahead of the GPU in timing order, so it waits for NVRTC only where NVRTC
-  // is slower than timing. An interrupted run drops the queue (Compiler::cancelPending) rather
-  // than waiting for it.
+  // Compile everything ahead of the GPU, the classic configuration first (every strategy times it
+  // first), so the GPU waits for NVRTC only where NVRTC is slower than timing. An interrupted run
+  // drops the queue (Compiler::cancelPending) rather than waiting for it.
   std::vector<std::future<CompileResult>> compiles(cands.size());
-  for (size_t i = 0; i < cands.size(); ++i)
-    if (cands[i].accepted()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (cands[i].accepted() && isClassic(cands[i].config) == (pass == 0))
+        compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
+  std::vector<std::string> srcHashes(cands.size(), sourceHashOf(family));
+  auto finishCompile = [&](size_t i) {
+    if (!compiles[i].valid()) return;
+    auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
+    srcHashes[i] = compiled->sourceHash;
+    checkAfterCompile(cands[i], gpu_, compiled, shape, options_.filter);
+  };
+
+  SearchStrategy& strategy = strategyFor(family);
+  if (strategy.wantsResources(shape))
+    for (size_t i = 0; i < cands.size() && !stop_; ++i) finishCompile(i);
 
   progress.total += static_cast<int>(cands.size());
+  std::vector<bool> handled(cands.size(), false);
+  // Rejected before timing: recorded first, whatever the strategy does.
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (!cands[i].accepted()) {
+      recordCandidate(cands[i], srcHashes[i], shape, fo, progress);
+      handled[i] = true;
+    }
+
+  std::vector<size_t> indexOf;
+  std::vector<SearchPoint> points;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (handled[i]) continue;
+    const Candidate& c = cands[i];
+    SearchPoint p;
+    p.base = baseName(c.config);
+    p.classic = isClassic(c.config);
+    if (c.grid) p.blocks = static_cast<long long>(c.grid->x) * c.grid->y * c.grid->z;
+    if (c.occupancy) p.blocksPerSm = c.occupancy->blocksPerSm;
+    p.warpsPerBlock = (c.threadsPerBlock + 31) / 32;
+    indexOf.push_back(i);
+    points.push_back(std::move(p));
+  }
+  strategy.start(SearchContext{shape, gpu_.smCount}, std::move(points));
+
   double bestMs = 0;
   auto sizeStart = Clock::now();
   int measured = 0;
-  for (size_t i = 0; i < cands.size(); ++i) {
+  while (auto proposal = strategy.next()) {
     if (stop_) {
       interrupted_ = true;
       compiler_.cancelPending();
       break;
     }
+    const size_t i = indexOf.at(*proposal);
     Candidate& c = cands[i];
-    std::string srcHash = sourceHashOf(family);
-    if (compiles[i].valid()) {
-      auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
-      srcHash = compiled->sourceHash;
-      checkAfterCompile(c, gpu_, compiled, shape, options_.filter);
-    }
+    finishCompile(i);
+    compiles[i] = {};
     if (c.accepted() && overBudget() && !isClassic(c.config)) {
       c.stage = CandidateStage::Pruned;
       c.limit = "budget";
       c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
     }
-
-    db::ResultRecord rec;
-    rec.key = keyFor(c.config, srcHash, shape);
-    rec.setConfig(c.config.family->name, c.config.name(), c.config.namedValues());
-    rec.threadsPerBlock = c.threadsPerBlock;
-    rec.dynamicSmemBytes = c.dynamicSmemBytes;
-    rec.staticSmemBytes = c.staticSmemBytes;
-    if (c.compiled && c.compiled->ok) {
-      const auto& res = c.compiled->resources;
-      rec.registers = res.registers;
-      rec.stackFrameBytes = res.stackFrameBytes;
-      rec.spillStoreBytes = res.spillStoreBytes;
-      rec.spillLoadBytes = res.spillLoadBytes;
-      rec.loweredName = joinLoweredNames(c.compiled->loweredNames);
-    }
-    if (c.occupancy) {
-      rec.occupancy = c.occupancy->fraction;
-      rec.limiter = c.occupancy->limiterNames();
-    }
-
-    std::string status;
-    // A stored final row outranks pruning: pruning is relative to one run's ranking and budget,
-    // so a resumed run may prune what the interrupted one measured, and must not overwrite it.
-    auto storedIt = stored_.find(rec.key.hash());
-    const bool resume = storedIt != stored_.end() && (c.accepted() || c.stage == CandidateStage::Pruned);
-    if (!resume && !c.accepted()) {
-      status = c.status();
-      rec.setStatus(status);
-      rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
-      if (c.stage == CandidateStage::Pruned) ++progress.pruned;
-      else ++progress.rejected;
-      if (storedIt != stored_.end() && storedIt->second.fullStatus() == status) {
-        // Recorded with the same outcome by an earlier run: nothing new to write.
-        fo.statusCounts[statusClass(status)]++;
-        ++progress.done;
-        continue;
-      }
-    } else if (resume) {
-      // Resumed: measured by an earlier, interrupted run with the same cache key.
-      const db::StoredResult& stored = storedIt->second;
-      status = stored.fullStatus();
-      ++out.resumed;
-      if (stored.status == kStatusOk && stored.medianMs) {
-        Timed t{c.config.name(), baseName(c.config), &family, *stored.medianMs, stored.partial, stored, c.config};
-        timed.push_back(t);
-        if (!t.partial && (bestMs == 0 || t.medianMs < bestMs)) bestMs = t.medianMs;
-      } else if (statusClass(status) == "rejected") {
-        ++progress.rejected;
-      } else if (status != kStatusOk) {
-        ++progress.failed;
-      }
-      ++progress.done;
-      fo.statusCounts[statusClass(status)]++;
-      continue;
-    } else {
-      CandidateRequest req = requestFor(c.config, *c.compiled, shape, options_.timing);
-      req.timing.bestSoFarMs = isClassic(c.config) ? 0 : bestMs;  // the yardstick is never cut short
-      auto t0 = Clock::now();
-      CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
-      double busy = secondsSince(t0);
-      gpuBusySec_ += busy;
-      sizeGpuSec_ += busy;
-      if (r.status == kStatusInterrupted) {
-        interrupted_ = true;
-        compiler_.cancelPending();
-        break;
-      }
+    std::optional<double> ms;
+    if (c.accepted() || (c.stage == CandidateStage::Pruned && hasStoredRow(c, srcHashes[i], shape))) {
+      ms = timeCandidate(c, srcHashes[i], shape, isClassic(c.config), bestMs, out, fo, timed, progress);
+      if (interrupted_) break;
       ++measured;
-      ++out.timed;
-      status = r.status;
-      rec.setStatus(status);
-      rec.errorText = r.detail;
-      if (r.maxError != 0 && std::isfinite(r.maxError)) rec.maxError = r.maxError;
-      if (r.smClockMHz) rec.smClockMHz = r.smClockMHz;
-      if (status == kStatusOk) {
-        rec.medianMs = r.medianMs;
-        rec.minMs = r.minMs;
-        rec.spread = r.spread;
-        rec.reps = r.reps;
-        rec.partial = r.partial;
-        rec.cubin = c.compiled->cubin;
-        Timed t{c.config.name(), baseName(c.config), &family, r.medianMs, r.partial, rec, c.config};
-        timed.push_back(t);
-        if (!r.partial && (bestMs == 0 || r.medianMs < bestMs)) bestMs = r.medianMs;
-        if (progress.bestInstance.empty() || tflops(shape, r.medianMs) > progress.bestTflops) {
-          progress.bestTflops = tflops(shape, r.medianMs);
-          progress.bestInstance = c.config.name();
-        }
-      } else {
-        ++progress.failed;
-        spdlog::debug("{} at {}: {} {}", c.config.name(), shape.str(), status, r.detail);
-      }
+    } else {
+      recordCandidate(c, srcHashes[i], shape, fo, progress);
     }
-    record(rec);
-    fo.statusCounts[statusClass(status)]++;
-    ++progress.done;
-    if (measured > 0) {
-      int left = 0;
-      for (size_t j = i + 1; j < cands.size(); ++j) left += cands[j].accepted();
-      progress.etaSeconds = secondsSince(sizeStart) / measured * left;
-    }
+    handled[i] = true;
+    strategy.tell(*proposal, ms);
+    if (ms && !timed.back().partial && (bestMs == 0 || *ms < bestMs)) bestMs = *ms;
+    if (measured > 0) progress.etaSeconds = secondsSince(sizeStart) / measured * (indexOf.size() - measured);
     progress_.update(progress);
   }
+  // What the strategy did not propose is recorded with its reason (unless the run was stopped:
+  // a resumed run times it then).
+  if (!interrupted_ && !stop_)
+    for (size_t r = 0; r < indexOf.size(); ++r) {
+      Candidate& c = cands[indexOf[r]];
+      if (handled[indexOf[r]]) continue;
+      // A stored final row outranks pruning: pruning is relative to one run's ranking and budget,
+      // so a resumed run may prune what the interrupted one measured, and must not overwrite it.
+      if (hasStoredRow(c, srcHashes[indexOf[r]], shape)) {
+        timeCandidate(c, srcHashes[indexOf[r]], shape, false, 0, out, fo, timed, progress);
+        continue;
+      }
+      c.stage = CandidateStage::Pruned;
+      c.limit = "rank";
+      c.reason = strategy.notTimedReason(r);
+      recordCandidate(c, srcHashes[indexOf[r]], shape, fo, progress);
+    }
   out.families.push_back(std::move(fo));
+}
+
+bool TuningEngine::hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
+  return !stored_.empty() && stored_.count(keyFor(c.config, srcHash, shape).hash()) > 0;
+}
+
+db::ResultRecord TuningEngine::recordFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
+  db::ResultRecord rec;
+  rec.key = keyFor(c.config, srcHash, shape);
+  rec.setConfig(c.config.family->name, c.config.name(), c.config.namedValues());
+  rec.threadsPerBlock = c.threadsPerBlock;
+  rec.dynamicSmemBytes = c.dynamicSmemBytes;
+  rec.staticSmemBytes = c.staticSmemBytes;
+  if (c.compiled && c.compiled->ok) {
+    const auto& res = c.compiled->resources;
+    rec.registers = res.registers;
+    rec.stackFrameBytes = res.stackFrameBytes;
+    rec.spillStoreBytes = res.spillStoreBytes;
+    rec.spillLoadBytes = res.spillLoadBytes;
+    rec.loweredName = joinLoweredNames(c.compiled->loweredNames);
+  }
+  if (c.occupancy) {
+    rec.occupancy = c.occupancy->fraction;
+    rec.limiter = c.occupancy->limiterNames();
+  }
+  return rec;
+}
+
+void TuningEngine::recordCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape,
+                                   FamilyOutcome& fo, ProgressState& progress) {
+  db::ResultRecord rec = recordFor(c, srcHash, shape);
+  const std::string status = c.status();
+  ++progress.done;
+  if (c.stage == CandidateStage::Pruned) ++progress.pruned;
+  else ++progress.rejected;
+  fo.statusCounts[statusClass(status)]++;
+  auto storedIt = stored_.find(rec.key.hash());
+  if (storedIt != stored_.end() && storedIt->second.fullStatus() == status) return;  // recorded so already
+  rec.setStatus(status);
+  rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
+  record(rec);
+}
+
+std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape,
+                                                  bool classic, double bestMs, SizeOutcome& out, FamilyOutcome& fo,
+                                                  std::vector<Timed>& timed, ProgressState& progress) {
+  const Family& family = *c.config.family;
+  db::ResultRecord rec = recordFor(c, srcHash, shape);
+  ++progress.done;
+  auto storedIt = stored_.find(rec.key.hash());
+  if (storedIt != stored_.end()) {
+    // Resumed: measured by an earlier, interrupted run with the same cache key.
+    const db::StoredResult& stored = storedIt->second;
+    const std::string status = stored.fullStatus();
+    ++out.resumed;
+    fo.statusCounts[statusClass(status)]++;
+    if (stored.status == kStatusOk && stored.medianMs) {
+      timed.push_back(Timed{c.config.name(), baseName(c.config), &family, *stored.medianMs, stored.partial, stored, c.config});
+      return *stored.medianMs;
+    }
+    if (statusClass(status) == "rejected") ++progress.rejected;
+    else if (status != kStatusOk) ++progress.failed;
+    return std::nullopt;
+  }
+
+  CandidateRequest req = requestFor(c.config, *c.compiled, shape, options_.timing);
+  req.timing.bestSoFarMs = classic ? 0 : bestMs;  // the yardstick is never cut short
+  auto t0 = Clock::now();
+  CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
+  double busy = secondsSince(t0);
+  gpuBusySec_ += busy;
+  sizeGpuSec_ += busy;
+  if (r.status == kStatusInterrupted) {
+    --progress.done;
+    interrupted_ = true;
+    compiler_.cancelPending();
+    return std::nullopt;
+  }
+  ++out.timed;
+  rec.setStatus(r.status);
+  rec.errorText = r.detail;
+  if (r.maxError != 0 && std::isfinite(r.maxError)) rec.maxError = r.maxError;
+  if (r.smClockMHz) rec.smClockMHz = r.smClockMHz;
+  std::optional<double> ms;
+  if (r.status == kStatusOk) {
+    rec.medianMs = r.medianMs;
+    rec.minMs = r.minMs;
+    rec.spread = r.spread;
+    rec.reps = r.reps;
+    rec.partial = r.partial;
+    rec.cubin = c.compiled->cubin;
+    timed.push_back(Timed{c.config.name(), baseName(c.config), &family, r.medianMs, r.partial, rec, c.config});
+    ms = r.medianMs;
+    if (progress.bestInstance.empty() || tflops(shape, r.medianMs) > progress.bestTflops) {
+      progress.bestTflops = tflops(shape, r.medianMs);
+      progress.bestInstance = c.config.name();
+    }
+  } else {
+    ++progress.failed;
+    spdlog::debug("{} at {}: {} {}", c.config.name(), shape.str(), r.status, r.detail);
+  }
+  record(rec);
+  fo.statusCounts[statusClass(r.status)]++;
+  return ms;
 }
 
 void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out) {

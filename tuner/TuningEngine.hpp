@@ -21,6 +21,8 @@
 namespace gemmtune {
 
 class WorkerClient;
+class SearchStrategy;
+struct Candidate;
 
 class TuningEngine {
  public:
@@ -48,6 +50,17 @@ class TuningEngine {
   SizeOutcome tuneSize(const GemmShape& shape);
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
+  SearchStrategy& strategyFor(const Family& family);
+  // Whether an earlier run left a final row for this candidate at this size (resume).
+  bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
+  db::ResultRecord recordFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
+  // Records a candidate that is not timed (rejected, or pruned with its reason).
+  void recordCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape, FamilyOutcome& fo,
+                       ProgressState& progress);
+  // Verifies and times one accepted candidate (or resumes its stored row); its median when ok.
+  std::optional<double> timeCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape,
+                                      bool classic, double bestMs, SizeOutcome& out, FamilyOutcome& fo,
+                                      std::vector<Timed>& timed, ProgressState& progress);
   void retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out);
   db::CacheKey keyFor(const Config& config, const std::string& sourceHash, const GemmShape& shape) const;
   const std::string& sourceHashOf(const Family& family);
@@ -65,8 +78,8 @@ class TuningEngine {
   std::int64_t gpuId_ = 0, runId_ = 0;
   int driverVersion_ = 0;
   std::map<const Family*, std::string> sourceHashes_;
-  // Ranked unguarded names per family at the previous size: what the next size times.
-  std::map<const Family*, std::vector<std::string>> carried_;
+  // One search strategy per family for the whole run: it learns from every size it has seen.
+  std::map<const Family*, std::unique_ptr<SearchStrategy>> strategies_;
   std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row
   double gpuBusySec_ = 0;
   double sizeGpuSec_ = 0;

@@ -69,6 +69,10 @@ Family cutlassFamily() {
        [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }},
       {"four_to_eight_warps", "(BM/WM)·(BN/WN) must be 4 to 8 warps, the range of CUTLASS's SIMT kernel list",
        [](const Config& c) { return warps(c) >= 4 && warps(c) <= 8; }},
+      {"at_most_four_warp_columns",
+       "BN/WN must be at most 4: CUTLASS's SIMT list has no 1×8 warp arrangement, and on an H100 every one of them "
+       "(32×256 with 32×32 warps, 64×256 with 64×32) computed wrong results at 1024 and 4096",
+       [](const Config& c) { return c["BN"] / c["WN"] <= 4; }},
       {"tile_area", "BM·BN at most 256·128: larger tiles need more accumulators than a block has registers",
        [](const Config& c) { return c["BM"] * c["BN"] <= 256 * 128; }},
       {"whole_loads", "BM·BK and BK·BN must be multiples of the thread count: each thread copies whole elements per stage",

@@ -1,0 +1,108 @@
+// `model` (the default): every candidate at the first size; at each larger size, candidates in
+// the order of their time predicted from the previous size (SearchStrategy.hpp: predictMs, a wave
+// model that knows a tile underfilling the GPU at a small size can win at a large one), at least
+// `carry` of them, then on while the search keeps finding competitive ones: it stops once
+// `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
+// measured at a smaller size come after the predicted ones.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "SearchOrder.hpp"
+#include "SearchStrategy.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr double kCompetitive = 1.02;  // within 2 % of the best so far
+
+class ModelSearch final : public SearchStrategy {
+ public:
+  explicit ModelSearch(int carry) : carry_(carry), patience_(std::max(4, carry / 2)) {}
+  std::string name() const override { return "model"; }
+  bool wantsResources(const GemmShape&) const override { return !history_.empty(); }
+
+  void start(const SearchContext& context, std::vector<SearchPoint> points) override {
+    context_ = context;
+    points_ = std::move(points);
+    predicted_.assign(points_.size(), -1);
+    for (size_t i = 0; i < points_.size(); ++i)
+      if (auto it = history_.find(points_[i].base); it != history_.end())
+        predicted_[i] = predictMs(it->second.ms, it->second.shape, it->second.blocks, context.shape,
+                                  points_[i].blocks, blocksToSaturate(points_[i].blocksPerSm, points_[i].warpsPerBlock),
+                                  context.smCount);
+    const bool anyHistory = std::any_of(predicted_.begin(), predicted_.end(), [](double p) { return p >= 0; });
+    everything_ = carry_ <= 0 || !anyHistory;
+    order_ = classicFirst(points_);
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      if (points_[a].classic != points_[b].classic) return points_[a].classic;
+      const bool ka = predicted_[a] >= 0, kb = predicted_[b] >= 0;
+      if (ka != kb) return ka;
+      return ka && predicted_[a] < predicted_[b];
+    });
+    rank_.assign(points_.size(), 0);
+    for (size_t r = 0; r < order_.size(); ++r) rank_[order_[r]] = r + 1;
+    pos_ = 0;
+    timed_ = 0;
+    sinceCompetitive_ = 0;
+    bestMs_ = 0;
+    stopped_ = false;
+  }
+
+  std::optional<size_t> next() override {
+    if (pos_ >= order_.size()) return std::nullopt;
+    if (!everything_ && timed_ >= carry_ && sinceCompetitive_ >= patience_) {
+      stopped_ = true;
+      return std::nullopt;
+    }
+    return order_[pos_++];
+  }
+
+  void tell(size_t index, std::optional<double> ms) override {
+    const SearchPoint& p = points_[index];
+    if (!p.classic) ++timed_;
+    ++sinceCompetitive_;
+    if (!ms) return;
+    history_[p.base] = Measured{context_.shape, *ms, p.blocks};
+    if (bestMs_ == 0 || *ms <= bestMs_ * kCompetitive) sinceCompetitive_ = 0;
+    if (bestMs_ == 0 || *ms < bestMs_) bestMs_ = *ms;
+  }
+
+  std::string notTimedReason(size_t index) const override {
+    const std::string stop =
+        stopped_ ? fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best", timed_,
+                               patience_)
+                 : std::string("the run stopped first");
+    if (predicted_[index] < 0)
+      return fmt::format("not measured at a smaller size (rank {} of {}); {}", rank_[index], order_.size(), stop);
+    return fmt::format("rank {} of {} by predicted time ({:.4g} ms, from its time at {}); {}", rank_[index],
+                       order_.size(), predicted_[index], history_.at(points_[index].base).shape.str(), stop);
+  }
+
+ private:
+  struct Measured {
+    GemmShape shape;
+    double ms = 0;
+    long long blocks = 0;
+  };
+  int carry_, patience_;
+  std::map<std::string, Measured> history_;  // the latest measurement of each configuration
+  SearchContext context_;
+  std::vector<SearchPoint> points_;
+  std::vector<double> predicted_;  // -1: nothing measured at a smaller size
+  std::vector<size_t> order_, rank_;
+  size_t pos_ = 0;
+  int timed_ = 0, sinceCompetitive_ = 0;
+  double bestMs_ = 0;
+  bool everything_ = true, stopped_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> makeModelSearch(const StrategyOptions& options) {
+  return std::make_unique<ModelSearch>(options.carry);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,68 @@
+// SearchStrategy: which candidates of one family the tuner times at one size, and in what order
+// (ask/tell). The engine screens the space, compiles, verifies, times and records; the strategy
+// only proposes the next candidate and hears back what it measured. A strategy object lives for
+// one family across a whole run, so what it learnt at a smaller size guides the next one.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "SizeSpec.hpp"
+
+namespace gemmtune {
+
+// What a strategy sees of one candidate that passed every filter at this size.
+struct SearchPoint {
+  std::string base;          // the unguarded instance name: one configuration's identity across sizes
+  bool classic = false;      // the family's yardstick: every strategy times it first
+  long long blocks = 0;      // thread blocks the launch plan starts at this size (0: unknown)
+  int blocksPerSm = 0;       // resident blocks per SM from the compiled resources (0: unknown)
+  int warpsPerBlock = 0;
+};
+
+struct SearchContext {
+  GemmShape shape;
+  int smCount = 0;           // of the GPU being tuned
+};
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+  // Whether start() should see blocksPerSm (the engine then waits for this size's compiles, which
+  // are cache hits once a smaller size compiled them, before timing the first candidate).
+  virtual bool wantsResources(const GemmShape& shape) const = 0;
+  // A new size for this strategy's family; `points` in enumeration order.
+  virtual void start(const SearchContext& context, std::vector<SearchPoint> points) = 0;
+  // The index (into start's points) to time next; nullopt: done at this size.
+  virtual std::optional<size_t> next() = 0;
+  // What timing `index` gave: its median in ms, or nullopt when it failed (wrong result, fault).
+  virtual void tell(size_t index, std::optional<double> medianMs) = 0;
+  // Why `index` was never proposed at this size (recorded as pruned:rank with this reason).
+  virtual std::string notTimedReason(size_t index) const = 0;
+};
+
+struct StrategyOptions {
+  // model: at a size with history, at least this many in predicted order (then patience);
+  // random: this many per size. 0 makes both time every candidate.
+  int carry = 24;
+};
+
+// "model" (default), "exhaustive", "random"; throws UsageError naming the choices.
+std::unique_ptr<SearchStrategy> makeStrategy(const std::string& name, const StrategyOptions& options);
+const std::vector<std::string>& strategyNames();
+
+// Blocks an SM needs at once to keep its FMA pipes busy: about 8 resident warps (two per
+// sub-partition), no more than fit. A block of 8 warps fills an SM alone; one of 2 warps needs 4.
+int blocksToSaturate(int blocksPerSm, int warpsPerBlock);
+
+// The model's prediction for a configuration measured at `from` (tilesFrom blocks) run at `to`
+// (tilesTo blocks): time scales with K and with the number of waves, a wave being every SM
+// running `saturating` blocks at once (blocksToSaturate). A partial wave costs a whole one: that
+// is why a large tile that underfills the GPU at 1024 can win at 4096.
+double predictMs(double msFrom, const GemmShape& from, long long tilesFrom, const GemmShape& to, long long tilesTo,
+                 int saturating, int smCount);
+
+}  // namespace gemmtune
