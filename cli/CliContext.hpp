@@ -21,7 +21,9 @@ struct CliContext {
   std::string commandLine;  // as typed, recorded with each tuning run
 
   CompilerOptions compilerOptions() const {
-    return {templatesDir, noCache ? std::filesystem::path{} : cacheDir, jobs};
+    // Compiles run in child processes of this very program (`compile-unit`): they scale with
+    // cores where NVRTC's threads do not; without a disk cache they run on threads.
+    return {templatesDir, noCache ? std::filesystem::path{} : cacheDir, jobs, "/proc/self/exe"};
   }
 };
 
@@ -49,5 +51,6 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx);
 Action addGpusCommand(CLI::App& app, CliContext& ctx);
 Action addReportCommand(CLI::App& app, CliContext& ctx);
 Action addWorkerCommand(CLI::App& app, CliContext& ctx);  // hidden: the GPU worker process
+Action addCompileUnitCommand(CLI::App& app, CliContext& ctx);  // hidden: one NVRTC compile
 
 }  // namespace gemmtune::cli

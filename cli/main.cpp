@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   reg(cli::addGpusCommand);
   reg(cli::addReportCommand);
   reg(cli::addWorkerCommand);
+  reg(cli::addCompileUnitCommand);
 
   // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
   auto isCommand = [&](const char* word) {

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "CompileChild.hpp"
 #include "NvrtcCompiler.hpp"
 #include "NvrtcLibrary.hpp"
 #include "ThreadPool.hpp"
@@ -9,7 +10,8 @@
 namespace gemmtune {
 
 Compiler::Compiler(CompilerOptions options)
-    : templates_(std::move(options.templatesDir)), cache_(std::move(options.cacheDir)) {
+    : templates_(std::move(options.templatesDir)), cache_(std::move(options.cacheDir)),
+      childProgram_(std::move(options.childProgram)) {
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
   pool_ = std::make_unique<ThreadPool>(jobs > 0 ? jobs : 1);
 }
@@ -34,6 +36,8 @@ CompileResult Compiler::compile(const Config& config, const std::string& arch) c
   std::string key = CompileCache::key(u, arch);
   if (auto hit = cache_.load(key, arch)) return *hit;
   ++nvrtcCompiles_;
+  if (!childProgram_.empty() && !cache_.dir().empty())
+    if (auto r = compileInChild(childProgram_, u, arch, cache_, key)) return *r;  // stored by the child
   CompileResult r = NvrtcCompiler::compile(u, arch);
   cache_.store(key, r);
   return r;

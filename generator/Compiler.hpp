@@ -24,6 +24,10 @@ struct CompilerOptions {
   std::filesystem::path templatesDir;                      // empty: embedded templates
   std::filesystem::path cacheDir = CompileCache::defaultDir();  // empty: no disk cache
   int jobs = 0;                                             // 0: hardware threads
+  // A gemmtune program to compile in (`<program> compile-unit`, one child per compile; needs the
+  // disk cache, which carries the result back). Empty: NVRTC on the pool's threads. Children
+  // scale with cores where NVRTC's threads do not (CompileChild.hpp).
+  std::string childProgram;
 };
 
 class Compiler {
@@ -63,6 +67,7 @@ class Compiler {
 
   TemplateSource templates_;
   CompileCache cache_;
+  std::string childProgram_;
   std::mutex inFlightMutex_;
   std::unordered_map<std::string, InFlight> inFlight_;  // by arch and instance name
   std::uint64_t nextId_ = 0;

@@ -8,20 +8,14 @@
 
 #include "Compiler.hpp"
 #include "FamilyRegistry.hpp"
+#include "temp_dir.hpp"
 
 using namespace gemmtune;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/gemmtune-cache-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 
 size_t countEntries(const fs::path& dir) {
   size_t n = 0;
