@@ -25,6 +25,9 @@ struct Search {
   int carry = 0;
   std::vector<GemmShape> sizes{{256, 256, 256}, {512, 512, 512}};
   std::vector<const char*> families{"smem", "blocktile2d"};
+  double budgetSec = 0;
+  bool resume = true;
+  bool prune = false;
 };
 
 class EngineSim : public ::testing::Test {
@@ -46,6 +49,9 @@ class EngineSim : public ::testing::Test {
     for (const char* f : search.families) options.families.push_back(&FamilyRegistry::builtin().get(f));
     options.strategy = search.strategy;
     options.carry = search.carry;
+    options.budgetSec = search.budgetSec;
+    options.resume = search.resume;
+    options.filter.prune = search.prune;
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
     options.commandLine = "engine_sim_test";
     if (shard) options.units = unitsOf(workUnits(options.sizes, options.families), *shard);
@@ -53,6 +59,15 @@ class EngineSim : public ::testing::Test {
     std::atomic<bool> stop{false};
     TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
     return engine.run();
+  }
+
+  // Status of every row of `store` at size m: "instance" -> "status".
+  static std::map<std::string, std::string> statuses(const fs::path& dbPath, long long m) {
+    auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
+    std::map<std::string, std::string> out;
+    for (const auto& r : store->results({}))
+      if (r.key.problem.m == m) out[r.instance()] = r.fullStatus();
+    return out;
   }
 
   ScratchDir dir_;
@@ -129,4 +144,62 @@ TEST_F(EngineSim, TheDefaultStrategyFindsTheWinnerThatTheSmallSizeRanksLow) {
   GpuOutcome r1 = tune(dir_.path() / "r1.db", std::nullopt, random), r2 = tune(dir_.path() / "r2.db", std::nullopt, random);
   EXPECT_EQ(r1.sizes.at(1).families.at(0).bestInstance, r2.sizes.at(1).families.at(0).bestInstance);
   EXPECT_LE(r1.sizes.at(1).timed, carry + 1);  // plus the classic configuration
+}
+
+// --budget: once the GPU seconds of a size are spent, the rest of the size is pruned:budget, but
+// the classic configuration (the yardstick) is always timed.
+TEST_F(EngineSim, ASpentBudgetPrunesTheRestButNeverTheClassicConfiguration) {
+  Search tiny;
+  tiny.families = {"blocktile2d"};
+  tiny.budgetSec = 1e-9;  // spent by the first candidate timed: the classic one
+  GpuOutcome out = tune(dir_.path() / "budget.db", std::nullopt, tiny);
+  ASSERT_EQ(out.sizes.size(), 2u);
+  const std::string classic = FamilyRegistry::classic(FamilyRegistry::builtin().get("blocktile2d"))->name();
+  for (long long m : {256, 512}) {
+    const auto rows = statuses(dir_.path() / "budget.db", m);
+    int ok = 0, budget = 0;
+    for (const auto& [instance, status] : rows) {
+      ok += status == "ok";
+      budget += status == "pruned:budget";
+    }
+    EXPECT_EQ(rows.at(classic), "ok") << m;
+    EXPECT_EQ(ok, 1) << m << ": the classic configuration alone";
+    EXPECT_GT(budget, 10) << m;
+  }
+}
+
+// Resume (the default) times nothing a second time; --fresh times everything again.
+TEST_F(EngineSim, AResumedRunTimesNothingAgainAndAFreshOneTimesEverything) {
+  const fs::path db = dir_.path() / "resume.db";
+  GpuOutcome first = tune(db);
+  GpuOutcome resumed = tune(db);
+  Search fresh;
+  fresh.resume = false;
+  GpuOutcome again = tune(db, std::nullopt, fresh);
+  for (size_t s = 0; s < first.sizes.size(); ++s) {
+    EXPECT_GT(first.sizes[s].timed, 10);
+    EXPECT_EQ(resumed.sizes[s].timed, 0);
+    EXPECT_EQ(resumed.sizes[s].resumed, first.sizes[s].timed);
+    EXPECT_EQ(resumed.sizes[s].bestInstance, first.sizes[s].bestInstance);
+    EXPECT_EQ(again.sizes[s].timed, first.sizes[s].timed);
+    EXPECT_EQ(again.sizes[s].resumed, 0);
+  }
+}
+
+// --prune: configurations whose grid underfills the GPU are recorded as pruned:underfill, not
+// timed; without it they are timed.
+TEST_F(EngineSim, PruneSkipsUnderfillingGridsWithTheirReason) {
+  Search pruned;
+  pruned.families = {"blocktile2d"};
+  pruned.prune = true;
+  tune(dir_.path() / "pruned.db", std::nullopt, pruned);
+  tune(dir_.path() / "all.db", std::nullopt, Search{.families = {"blocktile2d"}});
+  const auto withPrune = statuses(dir_.path() / "pruned.db", 256), without = statuses(dir_.path() / "all.db", 256);
+  int underfill = 0;
+  for (const auto& [instance, status] : withPrune)
+    if (status == "pruned:underfill") {
+      ++underfill;
+      EXPECT_EQ(without.at(instance), "ok") << instance;
+    }
+  EXPECT_GT(underfill, 0);
 }
