@@ -28,6 +28,7 @@ struct Search {
   double budgetSec = 0;
   bool resume = true;
   bool prune = false;
+  const char* gpu = "table";  // the fake worker's mode
 };
 
 class EngineSim : public ::testing::Test {
@@ -52,7 +53,7 @@ class EngineSim : public ::testing::Test {
     options.budgetSec = search.budgetSec;
     options.resume = search.resume;
     options.filter.prune = search.prune;
-    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
+    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, search.gpu, dir_.path().string()}, 13000};
     options.commandLine = "engine_sim_test";
     if (shard) options.units = unitsOf(workUnits(options.sizes, options.families), *shard);
     ProgressLine progress(false);
@@ -202,4 +203,30 @@ TEST_F(EngineSim, PruneSkipsUnderfillingGridsWithTheirReason) {
       EXPECT_EQ(without.at(instance), "ok") << instance;
     }
   EXPECT_GT(underfill, 0);
+}
+
+// A timing taken far below the boost clock (the GPU idled while NVRTC worked) is taken again;
+// the row keeps the timing at speed and its clock.
+TEST_F(EngineSim, ATimingAtALowClockIsTakenAgain) {
+  Search cold;
+  cold.families = {"blocktile2d"};
+  cold.gpu = "cold-table";
+  tune(dir_.path() / "cold.db", std::nullopt, cold);
+  Search warm = cold;
+  warm.gpu = "table";
+  tune(dir_.path() / "warm.db", std::nullopt, warm);
+  auto rows = [](const fs::path& db) {
+    auto store = db::openStore(db.string(), {db::OpenMode::ReadOnly});
+    std::map<std::string, db::StoredResult> out;
+    for (auto& r : store->results({}))
+      if (r.status == "ok") out.emplace(r.instance() + " at " + std::to_string(r.key.problem.m), std::move(r));
+    return out;
+  };
+  const auto coldRows = rows(dir_.path() / "cold.db"), warmRows = rows(dir_.path() / "warm.db");
+  ASSERT_EQ(coldRows.size(), warmRows.size());
+  ASSERT_GT(coldRows.size(), 10u);
+  for (const auto& [key, r] : coldRows) {
+    EXPECT_EQ(r.smClockMHz, 1980) << key;
+    EXPECT_DOUBLE_EQ(*r.medianMs, *warmRows.at(key).medianMs) << key;
+  }
 }

@@ -16,6 +16,7 @@
 #include "ResultStore.hpp"
 #include "TuneOptions.hpp"
 #include "TuneOutcome.hpp"
+#include "WorkerProtocol.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune {
@@ -51,6 +52,9 @@ class TuningEngine {
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
   SearchStrategy& strategyFor(const Family& family);
+  // A timing taken below this share of the GPU's boost clock is taken again.
+  static constexpr int kLowClockPercent = 80;
+  bool clockWasLow(const CandidateResult& r) const;
   // Whether an earlier run left a final row for this candidate at this size (resume).
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
   db::ResultRecord recordFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
