@@ -1,5 +1,6 @@
-// `gemmtune import FILE.json`: merge an export into this database. Checked completely before
-// anything is written; importing twice adds nothing; a measurement never replaces a later one.
+// `gemmtune import FILE.json`: merge an export into a results store (a SQLite file or a
+// PostgreSQL server). Checked completely before anything is written, then written in one
+// transaction; importing twice adds nothing; a measurement never replaces a later one.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "Quote.hpp"
+#include "ResultStore.hpp"
 
 namespace gemmtune::cli {
 
@@ -48,11 +50,11 @@ void checkKnownFamilies(const db::ExchangeFile& file, const std::string& source)
 }
 
 int run(const ImportArgs& a) {
-  auto path = db::resolveDatabasePath(a.db);
+  const std::string location = db::resolveDatabasePath(a.db).string();
   db::ExchangeFile file = db::readExchangeFile(a.file);
   checkKnownFamilies(file, a.file);
-  db::Database database(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
-  db::ImportSummary s = db::importExchange(database, file);
+  auto store = db::openStore(location, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
+  db::ImportSummary s = db::importExchange(*store, file);
   fmt::print("imported {}: {} results written, {} unchanged (already stored or older); {} baselines written, "
              "{} unchanged; {} GPUs and {} runs added\n",
              a.file, s.resultsWritten, s.resultsUnchanged, s.baselinesWritten, s.baselinesUnchanged, s.gpusAdded,
@@ -64,15 +66,17 @@ int run(const ImportArgs& a) {
 
 Action addImportCommand(CLI::App& app, CliContext&) {
   auto a = std::make_shared<ImportArgs>();
-  auto* sub = app.add_subcommand("import", "Merge a JSON export (from gemmtune export) into the results database");
+  auto* sub = app.add_subcommand("import", "Merge a JSON export (from gemmtune export) into the results store");
   sub->add_option("file", a->file, "File written by gemmtune export")->required()->check(CLI::ExistingFile)
       ->type_name("FILE.json");
   addDbOption(sub, a->db);
   sub->footer(
       "Results merge by cache key: a row is written when it is new or measured later than the stored\n"
-      "one. A malformed file is rejected as a whole (exit 65) and the database is left untouched.\n\n"
+      "one. A malformed file is rejected as a whole (exit 65) and the store is left untouched; the\n"
+      "rows are written in one transaction. --db takes a path, sqlite:PATH or postgresql://...\n\n"
       "Examples:\n"
       "  gemmtune import h100-results.json\n"
+      "  gemmtune import --db postgresql://tuner@dbhost/gemmtune h100-results.json\n"
       "  gemmtune import --db merged.db a100.json && gemmtune import --db merged.db h100.json");
   return [a] { return run(*a); };
 }

@@ -8,7 +8,8 @@
 namespace gemmtune::db {
 
 inline constexpr const char* kDbOptionHelp =
-    "Results database (default: $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db)";
+    "Results store: a path, sqlite:PATH or postgresql://user@host/db (default: $GEMMTUNE_DB, else "
+    "$XDG_DATA_HOME/gemmtune/tune.db)";
 
 std::filesystem::path defaultDatabasePath();
 // `fromOption` is the --db value; empty when not given.

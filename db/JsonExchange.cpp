@@ -17,7 +17,6 @@
 #include "OutputFile.hpp"
 #include "ParamsJson.hpp"
 #include "Quote.hpp"
-#include "SqliteStore.hpp"
 #include "ResultStore.hpp"
 
 #ifndef GEMMTUNE_VERSION
@@ -351,8 +350,10 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
   return out;
 }
 
-ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& options) {
-  SqliteStore store(db);
+ExportSummary exportJson(const ResultStore& store, std::ostream& out, const ExportOptions& options) {
+  // One state of the store: a run committed between two reads would otherwise leave results
+  // naming a run the file does not list, which import refuses.
+  auto view = store.consistentReads();
   ExportSummary summary;
   json doc = {{"format", kExchangeFormat},
               {"version", kExchangeVersion},
@@ -405,36 +406,15 @@ ExportSummary exportJson(Database& db, std::ostream& out, const ExportOptions& o
   return summary;
 }
 
-ExportSummary exportJsonFile(Database& db, const std::filesystem::path& file, const ExportOptions& options) {
+ExportSummary exportJsonFile(const ResultStore& store, const std::filesystem::path& file,
+                             const ExportOptions& options) {
   std::ostringstream text;
-  ExportSummary summary = exportJson(db, text, options);
+  ExportSummary summary = exportJson(store, text, options);
   writeOutputFile(file, text.str(), "the export");
   return summary;
 }
 
-ImportSummary importExchange(Database& db, const ExchangeFile& file) {
-  SqliteStore store(db);
-  ImportSummary summary;
-  Transaction tx(db);
-  std::size_t gpusBefore = static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM gpus"));
-  std::size_t runsBefore = static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM runs"));
-  std::map<std::string, std::int64_t> gpuIds;
-  for (const auto& [fingerprint, g] : file.gpus) gpuIds[fingerprint] = store.upsertGpu(g.spec, g.firstSeen);
-  std::map<std::string, std::int64_t> runIds;
-  for (const auto& run : file.runs) runIds[run.uid] = store.insertRun(gpuIds.at(file.runGpu.at(run.uid)), run);
-  for (const auto& r : file.results) {
-    bool written = store.upsertResult(runIds.at(r.runUid), gpuIds.at(r.record.key.gpuFingerprint), r.record);
-    ++(written ? summary.resultsWritten : summary.resultsUnchanged);
-  }
-  for (const auto& b : file.baselines) {
-    bool written = store.upsertBaseline(runIds.at(b.runUid), gpuIds.at(b.gpuFingerprint), b.record);
-    ++(written ? summary.baselinesWritten : summary.baselinesUnchanged);
-  }
-  summary.gpusAdded = static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM gpus")) - gpusBefore;
-  summary.runsAdded = static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM runs")) - runsBefore;
-  tx.commit();
-  return summary;
-}
+ImportSummary importExchange(ResultStore& store, const ExchangeFile& file) { return store.mergeBatch(file); }
 
 ExchangeFile readExchangeFile(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);

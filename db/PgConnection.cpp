@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <memory>
 
@@ -28,18 +31,32 @@ std::string without(std::string text, const std::string& secret) {
   return text;
 }
 
+// libpq's messages end in a newline and continue on indented lines: one line for our messages.
 std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && (text[i + 1] == '\t' || text[i + 1] == ' ' || text[i + 1] == '\n')) ++i;
+    out += ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
-// Integrity and data errors (SQLSTATE classes 22, 23) are bad data; the rest is I/O.
+// Integrity and data errors (SQLSTATE classes 22, 23) are bad data; a connection the server
+// closed (a restart, "terminating connection due to administrator command") is a lost
+// connection the store may re-establish; the rest is I/O.
 [[noreturn]] void throwResultError(pg_result* res, pg_conn* conn, std::string_view what, const std::string& secret) {
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   std::string message = res ? PQresultErrorMessage(res) : PQerrorMessage(conn);
   if (message.empty()) message = PQerrorMessage(conn);
-  bool data = state && (std::string_view(state).starts_with("22") || std::string_view(state).starts_with("23"));
   message = without(trimmed(message), secret);
+  if (PQstatus(conn) == CONNECTION_BAD)
+    throw StoreConnectionLost(fmt::format("lost the connection to the PostgreSQL server ({})", message));
+  bool data = state && (std::string_view(state).starts_with("22") || std::string_view(state).starts_with("23"));
   throw CodedError(data ? kExitDataError : kExitIoError, fmt::format("PostgreSQL: {}: {}", what, message));
 }
 
@@ -202,6 +219,25 @@ PgConnection::PgConnection(const std::string& url, OpenOptions options) : locati
   checkSchema(options.mode);
 }
 
+void PgConnection::reconnect() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kReconnectPatienceSeconds);
+  for (int attempt = 0;; ++attempt) {
+    PQreset(conn_);
+    if (PQstatus(conn_) == CONNECTION_OK) {
+      logger()->info("{}: reconnected", location_);
+      exec("SET client_min_messages = warning");
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000, 50 << std::min(attempt, 5))));
+  }
+  throw StoreConnectionLost(fmt::format(
+      "lost the connection to the results store {} and could not reconnect within {} s ({}); the results "
+      "written before are kept: run the same command again once the server is back (tune --resume "
+      "measures only what is missing)",
+      location_, kReconnectPatienceSeconds, without(trimmed(PQerrorMessage(conn_)), password_)));
+}
+
 PgConnection::~PgConnection() {
   if (conn_) PQfinish(conn_);
 }
@@ -286,7 +322,9 @@ void PgConnection::checkSchema(OpenMode mode) {
 
 // --- transactions ----------------------------------------------------------------------------
 
-PgTransaction::PgTransaction(PgConnection& conn) : conn_(conn) { conn_.exec("BEGIN"); }
+PgTransaction::PgTransaction(PgConnection& conn, Kind kind) : conn_(conn) {
+  conn_.exec(kind == Kind::Read ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+}
 
 PgTransaction::~PgTransaction() {
   if (done_) return;

@@ -2,7 +2,9 @@
 // statement API as db::Database (`?` parameters numbered from 1, step/get*), so SqlStore's
 // queries run unchanged. Opening checks and (ReadWrite) creates or migrates the schema under an
 // advisory lock in one transaction; a foreign or newer schema is refused untouched (DataError).
-// Errors never carry the password of the URL (maskLocation).
+// Errors never carry the password of the URL (maskLocation). A statement that fails because the
+// server went away throws StoreConnectionLost; reconnect() then re-establishes the connection
+// (the same statements stay usable), waiting a while for a restarting server.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,10 @@ class PgConnection {
   void exec(std::string_view sql);
   const std::string& location() const { return location_; }
   bool hasSchema() const { return hasSchema_; }
+  // After StoreConnectionLost: connects again, retrying for up to kReconnectPatience (a server
+  // restart takes seconds). Throws StoreConnectionLost, saying what to do, when it cannot.
+  void reconnect();
+  static constexpr int kReconnectPatienceSeconds = 10;
 
  private:
   void checkSchema(OpenMode mode);
@@ -93,10 +99,12 @@ class PgConnection {
   bool hasSchema_ = false;
 };
 
-// BEGIN ... COMMIT; rolls back unless committed.
+// BEGIN ... COMMIT; rolls back unless committed. A Read transaction is REPEATABLE READ and
+// READ ONLY: all its statements see the state committed when its first one ran.
 class PgTransaction {
  public:
-  explicit PgTransaction(PgConnection& conn);
+  enum class Kind { Write, Read };
+  explicit PgTransaction(PgConnection& conn, Kind kind = Kind::Write);
   ~PgTransaction();
   PgTransaction(const PgTransaction&) = delete;
   PgTransaction& operator=(const PgTransaction&) = delete;

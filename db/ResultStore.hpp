@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -108,6 +110,53 @@ struct ResultFilter {
   std::optional<std::string> status;  // "ok", or a full status "rejected:smem"
   std::optional<std::string> layout, betaClass;
   bool withCubin = false;
+  // At most this many rows, in results()' order (a lookup needs the fastest few, not all of a
+  // size's rows: each carries its cubin in the same table row).
+  std::optional<int> limit;
+};
+
+// Rows brought from elsewhere — an export file, another store — that mergeBatch() writes in one
+// transaction, keeping their GPUs' first-seen times and their runs' uids.
+struct RecordBatch {
+  struct Gpu {
+    GpuSpec spec;
+    std::string firstSeen;  // empty: now
+  };
+  struct Result {
+    ResultRecord record;
+    std::string runUid;
+  };
+  struct Baseline {
+    BaselineRecord record;
+    std::string runUid;
+    std::string gpuFingerprint;
+  };
+  std::map<std::string, Gpu> gpus;            // by fingerprint
+  std::vector<RunInfo> runs;                  // each with its uid
+  std::map<std::string, std::string> runGpu;  // run uid -> GPU fingerprint
+  std::vector<Result> results;
+  std::vector<Baseline> baselines;
+};
+
+struct MergeSummary {
+  std::size_t gpusAdded = 0, runsAdded = 0;
+  std::size_t resultsWritten = 0;    // new, or newer than the stored measurement
+  std::size_t resultsUnchanged = 0;  // the store already had this or a later measurement
+  std::size_t baselinesWritten = 0, baselinesUnchanged = 0;
+};
+
+// Thrown when the connection to a server store broke (the server restarted, the network went)
+// and could not be re-established: the rows committed before it are kept, so running the same
+// command again (`tune --resume`) continues where it stopped. Exit code 74, like other I/O.
+struct StoreConnectionLost : IoError {
+  using IoError::IoError;
+};
+
+// While one is held, every read through the store that made it sees the same committed state
+// (see ResultStore::consistentReads). Releasing it ends that view.
+class ReadView {
+ public:
+  virtual ~ReadView() = default;
 };
 
 // Statuses after which `tune --resume` does not measure the candidate again. `worker_died`
@@ -136,12 +185,25 @@ class ResultStore {
   // stored. Returns true when the row was written. The key's GPU must be the run's GPU.
   virtual bool recordResult(std::int64_t runId, const ResultRecord& r) = 0;
   virtual bool recordBaseline(std::int64_t runId, const BaselineRecord& b) = 0;
+  // Many results of one run in one transaction (all or none): each validated, then written as
+  // recordResult() would. Returns how many were written.
+  virtual std::size_t recordResults(std::int64_t runId, std::span<const ResultRecord> records) = 0;
+  // Merges `batch` in one transaction (all or none): GPUs by fingerprint, runs by uid (an existing
+  // uid keeps its row, an end time is filled in if missing), results and baselines where they are
+  // new or measured later. Every result is validated and must name its run's GPU; a run uid or
+  // GPU fingerprint missing from the batch is a DataError. Nothing is written then.
+  virtual MergeSummary mergeBatch(const RecordBatch& batch) = 0;
 
   // --resume: cache key hash -> full status, for rows of this GPU with a final status. A
   // candidate whose CacheKey::hash() is present needs no new measurement.
   virtual std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const = 0;
 
   // --- reads ------------------------------------------------------------------------------
+  // Reads made while the returned view is held see one committed state, however many queries
+  // they take and whatever writers commit meanwhile (export, snapshot, a lookup's several
+  // queries). Views nest (an inner one is part of the outer one). Do not write through this
+  // store object while one is held.
+  virtual std::unique_ptr<ReadView> consistentReads() const = 0;
   virtual std::vector<StoredGpu> gpus() const = 0;
   virtual std::optional<std::int64_t> gpuId(const std::string& fingerprint) const = 0;
   virtual std::vector<StoredRun> runs() const = 0;

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <map>
 
 #include "Database.hpp"
 #include "PendingFiles.hpp"
@@ -17,51 +16,43 @@ SnapshotCounts copySnapshot(const ResultStore& from, ResultStore& to, const std:
   auto wanted = [&](const std::string& fingerprint) {
     return gpuFingerprints.empty() || gpuFingerprints.count(fingerprint) > 0;
   };
-  SnapshotCounts counts;
-  std::map<std::string, GpuSpec> gpus;  // fingerprint -> spec
-  for (const auto& g : from.gpus()) {
-    if (!wanted(g.fingerprint)) continue;
-    if (gpuFingerprint(g.spec) != g.fingerprint)
-      throw DataError(fmt::format("{}: GPU {} is stored under fingerprint {}, which does not match its fields",
-                                  from.location(), g.spec.name, g.fingerprint.substr(0, 8)));
-    gpus.emplace(g.fingerprint, g.spec);
-    to.recordGpu(g.spec);
-    ++counts.gpus;
+  RecordBatch batch;
+  {
+    // One state of the source, however many tuners write to it meanwhile.
+    auto view = from.consistentReads();
+    for (const auto& g : from.gpus()) {
+      if (!wanted(g.fingerprint)) continue;
+      if (gpuFingerprint(g.spec) != g.fingerprint)
+        throw DataError(fmt::format("{}: GPU {} is stored under fingerprint {}, which does not match its fields",
+                                    from.location(), g.spec.name, g.fingerprint.substr(0, 8)));
+      batch.gpus.emplace(g.fingerprint, RecordBatch::Gpu{g.spec, g.firstSeen});
+    }
+    ResultFilter ok;
+    ok.status = "ok";
+    ok.withCubin = true;
+    for (auto& r : from.results(ok))
+      if (batch.gpus.count(r.key.gpuFingerprint)) {
+        std::string run = r.runUid;
+        batch.results.push_back({std::move(r), std::move(run)});
+      }
+    for (auto& b : from.baselines())
+      if (batch.gpus.count(b.gpuFingerprint)) batch.baselines.push_back({b, b.runUid, b.gpuFingerprint});
+    // Only the runs that measured a copied row or baseline, under their original uids.
+    std::set<std::string> neededRuns;
+    for (const auto& r : batch.results) neededRuns.insert(r.runUid);
+    for (const auto& b : batch.baselines) neededRuns.insert(b.runUid);
+    for (const auto& run : from.runs()) {
+      if (!neededRuns.count(run.uid) || !batch.gpus.count(run.gpuFingerprint)) continue;
+      RunInfo info = run;
+      std::string uuid = info.gpu.uuid;
+      info.gpu = batch.gpus.at(run.gpuFingerprint).spec;
+      info.gpu.uuid = uuid;
+      batch.runGpu.emplace(run.uid, run.gpuFingerprint);
+      batch.runs.push_back(std::move(info));
+    }
   }
-
-  ResultFilter ok;
-  ok.status = "ok";
-  ok.withCubin = true;
-  std::vector<StoredResult> rows;
-  for (auto& r : from.results(ok))
-    if (gpus.count(r.key.gpuFingerprint)) rows.push_back(std::move(r));
-  std::vector<StoredBaseline> baselines;
-  for (auto& b : from.baselines())
-    if (gpus.count(b.gpuFingerprint)) baselines.push_back(std::move(b));
-
-  // Only the runs that measured a copied row or baseline, under their original uids.
-  std::set<std::string> neededRuns;
-  for (const auto& r : rows) neededRuns.insert(r.runUid);
-  for (const auto& b : baselines) neededRuns.insert(b.runUid);
-  std::map<std::string, std::int64_t> runIds;  // uid -> id in `to`
-  for (const auto& run : from.runs()) {
-    if (!neededRuns.count(run.uid) || !gpus.count(run.gpuFingerprint)) continue;
-    RunInfo info = run;
-    std::string uuid = info.gpu.uuid;
-    info.gpu = gpus.at(run.gpuFingerprint);
-    info.gpu.uuid = uuid;
-    runIds[run.uid] = to.beginRun(info);
-    ++counts.runs;
-  }
-  for (const auto& r : rows) {
-    to.recordResult(runIds.at(r.runUid), r);
-    ++counts.results;
-  }
-  for (const auto& b : baselines) {
-    to.recordBaseline(runIds.at(b.runUid), b);
-    ++counts.baselines;
-  }
-  return counts;
+  to.mergeBatch(batch);  // one transaction
+  return {batch.gpus.size(), batch.runs.size(), batch.results.size(), batch.baselines.size()};
 }
 
 SnapshotCounts writeSnapshot(const ResultStore& from, const std::set<std::string>& gpuFingerprints,

@@ -18,7 +18,8 @@ struct SnapshotCounts {
   std::size_t gpus = 0, runs = 0, results = 0, baselines = 0;
 };
 
-// Copies into `to` the rows of the GPUs whose fingerprints are in `gpuFingerprints` (empty: all).
+// Copies into `to`, in one transaction, the rows of the GPUs whose fingerprints are in
+// `gpuFingerprints` (empty: all), as one consistent state of `from`.
 SnapshotCounts copySnapshot(const ResultStore& from, ResultStore& to, const std::set<std::string>& gpuFingerprints);
 
 // Writes the snapshot to `target` (a SQLite file): built under a temporary name next to it,

@@ -2,10 +2,17 @@
 // (SQLite, with db::Transaction) or db::PgConnection (PostgreSQL, with db::PgTransaction). Both
 // speak the same SQL (`?` parameters, ON CONFLICT upserts, RETURNING), so each query is written
 // once. The definitions live in SqlStoreImpl.hpp, instantiated in SqliteStore.cpp and PgStore.cpp.
+//
+// A connection that can reconnect (PostgreSQL) and loses its server mid-call is re-established
+// once and the whole call — its own transaction — is run again. Every write is idempotent
+// (upserts where a tie keeps the stored row, runs by a uid chosen before the first attempt), so
+// a commit whose acknowledgement was lost is not written twice. Inside consistentReads() there
+// is no retry: the view is gone with the connection.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "ResultStore.hpp"
 
@@ -27,8 +34,11 @@ class SqlStore final : public ResultStore {
   void endRun(std::int64_t runId) override;
   bool recordResult(std::int64_t runId, const ResultRecord& r) override;
   bool recordBaseline(std::int64_t runId, const BaselineRecord& b) override;
+  std::size_t recordResults(std::int64_t runId, std::span<const ResultRecord> records) override;
+  MergeSummary mergeBatch(const RecordBatch& batch) override;
   std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const override;
 
+  std::unique_ptr<ReadView> consistentReads() const override;
   std::vector<StoredGpu> gpus() const override;
   std::optional<std::int64_t> gpuId(const std::string& fingerprint) const override;
   std::vector<StoredRun> runs() const override;
@@ -47,9 +57,18 @@ class SqlStore final : public ResultStore {
   bool upsertBaseline(std::int64_t runId, std::int64_t gpuId, const BaselineRecord& b);
 
  private:
+  class View;
+  // Runs `call` (one whole transaction); after a lost connection, reconnects and runs it again.
+  template <class Call>
+  auto retried(Call&& call) const -> decltype(call());
+  // The run's GPU: id and fingerprint; UsageError when there is no such run.
+  std::pair<std::int64_t, std::string> gpuOfRun(std::int64_t runId) const;
+
   std::unique_ptr<Conn> owned_;
   Conn& db_;
   std::string location_;
+  mutable int views_ = 0;  // consistentReads() held now (nested ones count)
+  mutable int calls_ = 0;  // retried() calls in progress (an outer one retries)
 };
 
 }  // namespace gemmtune::db

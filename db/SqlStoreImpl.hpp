@@ -5,12 +5,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <random>
 #include <variant>
 
 #include "Clock.hpp"
+#include "Log.hpp"
 #include "Quote.hpp"
 #include "SqlStore.hpp"
 
@@ -191,6 +195,22 @@ inline Where whereOf(const ResultFilter& f, bool withSize) {
   return w;
 }
 
+// results()' order — GPU, size, ok rows first, fastest first, then by name — leaving out the
+// terms the filter fixes, so that for one GPU, size and status the index (results_by_size)
+// yields rows in order and a LIMIT stops early instead of sorting every row of the size.
+inline std::string resultOrderOf(const ResultFilter& f) {
+  std::string order;
+  auto add = [&](bool fixed, std::string_view term) {
+    if (!fixed) order += fmt::format("{}, ", term);
+  };
+  add(f.gpuId.has_value(), "g.id");
+  add(f.m.has_value(), "r.m");
+  add(f.n.has_value(), "r.n");
+  add(f.k.has_value(), "r.k");
+  add(f.status.has_value(), "r.status <> 'ok'");
+  return order + "r.gflops DESC NULLS LAST, r.instance";
+}
+
 }  // namespace gemmtune::db::sqlstore
 
 namespace gemmtune::db {
@@ -307,208 +327,365 @@ bool SqlStore<Conn, Tx>::upsertBaseline(std::int64_t runId, std::int64_t gpuId, 
 }
 
 template <class Conn, class Tx>
+template <class Call>
+auto SqlStore<Conn, Tx>::retried(Call&& call) const -> decltype(call()) {
+  if constexpr (requires(Conn& c) { c.reconnect(); }) {
+    // Only the outermost call retries: an inner one is part of its transaction or view, which
+    // died with the connection.
+    if (views_ > 0 || calls_ > 0) return call();
+    struct Depth {
+      int& n;
+      explicit Depth(int& count) : n(count) { ++n; }
+      ~Depth() { --n; }
+    };
+    try {
+      Depth depth(calls_);
+      return call();
+    } catch (const StoreConnectionLost& e) {
+      logger()->warn("{}: {}; reconnecting", location_, e.what());
+      db_.reconnect();  // throws StoreConnectionLost saying what to do when the server stays away
+      Depth depth(calls_);
+      return call();
+    }
+  } else {
+    return call();
+  }
+}
+
+template <class Conn, class Tx>
+std::pair<std::int64_t, std::string> SqlStore<Conn, Tx>::gpuOfRun(std::int64_t runId) const {
+  auto run = db_.prepare("SELECT r.gpu_id, g.fingerprint FROM runs r JOIN gpus g ON g.id = r.gpu_id WHERE r.id = ?");
+  run.bind(1, runId);
+  if (!run.step()) throw UsageError(fmt::format("no tuning run {} in {}", runId, location_));
+  std::pair<std::int64_t, std::string> gpu{run.getInt64(0), run.getText(1)};
+  run.run();
+  return gpu;
+}
+
+template <class Conn, class Tx>
 std::int64_t SqlStore<Conn, Tx>::recordGpu(const GpuSpec& gpu) {
-  Tx tx(db_);
-  std::int64_t id = upsertGpu(gpu, {});
-  tx.commit();
-  return id;
+  return retried([&] {
+    Tx tx(db_);
+    std::int64_t id = upsertGpu(gpu, {});
+    tx.commit();
+    return id;
+  });
 }
 
 template <class Conn, class Tx>
 std::int64_t SqlStore<Conn, Tx>::beginRun(const RunInfo& run) {
-  Tx tx(db_);
-  std::int64_t id = insertRun(upsertGpu(run.gpu, {}), run);
-  tx.commit();
-  return id;
+  RunInfo named = run;  // the uid is chosen once: a retried commit finds the run it wrote
+  if (named.uid.empty()) named.uid = sqlstore::randomUid();
+  return retried([&] {
+    Tx tx(db_);
+    std::int64_t id = insertRun(upsertGpu(named.gpu, {}), named);
+    tx.commit();
+    return id;
+  });
 }
 
 template <class Conn, class Tx>
 void SqlStore<Conn, Tx>::endRun(std::int64_t runId) {
-  Tx tx(db_);
-  auto st = db_.prepare("UPDATE runs SET ended_at = ? WHERE id = ?");
-  st.bind(1, utcTimestamp()).bind(2, runId).run();
-  tx.commit();
+  const std::string now = utcTimestamp();
+  retried([&] {
+    Tx tx(db_);
+    auto st = db_.prepare("UPDATE runs SET ended_at = ? WHERE id = ?");
+    st.bind(1, now).bind(2, runId).run();
+    tx.commit();
+  });
 }
 
 template <class Conn, class Tx>
 bool SqlStore<Conn, Tx>::recordResult(std::int64_t runId, const ResultRecord& r) {
-  validateResult(r);
-  Tx tx(db_);
-  std::int64_t gpuId = 0;
-  {
-    auto run =
-        db_.prepare("SELECT r.gpu_id, g.fingerprint FROM runs r JOIN gpus g ON g.id = r.gpu_id WHERE r.id = ?");
-    run.bind(1, runId);
-    if (!run.step()) throw UsageError(fmt::format("no tuning run {} in {}", runId, location_));
-    if (run.getText(1) != r.key.gpuFingerprint)
-      throw UsageError(fmt::format("result for '{}' names another GPU than run {}", r.instance(), runId));
-    gpuId = run.getInt64(0);
-  }
-  bool written = upsertResult(runId, gpuId, r);
-  tx.commit();
-  return written;
+  return recordResults(runId, std::span<const ResultRecord>(&r, 1)) == 1;
+}
+
+template <class Conn, class Tx>
+std::size_t SqlStore<Conn, Tx>::recordResults(std::int64_t runId, std::span<const ResultRecord> records) {
+  if (records.empty()) return 0;
+  for (const auto& r : records) validateResult(r);
+  // A record without a time is stamped once, so a retry after a lost commit is a tie, not a
+  // second (later) measurement.
+  std::vector<ResultRecord> stamped;
+  for (const auto& r : records)
+    if (r.measuredAt.empty()) {
+      stamped.assign(records.begin(), records.end());
+      for (auto& s : stamped)
+        if (s.measuredAt.empty()) s.measuredAt = utcTimestamp();
+      records = stamped;
+      break;
+    }
+  return retried([&] {
+    Tx tx(db_);
+    const auto [gpuId, fingerprint] = gpuOfRun(runId);
+    std::size_t written = 0;
+    for (const auto& r : records) {
+      if (r.key.gpuFingerprint != fingerprint)
+        throw UsageError(fmt::format("result for '{}' names another GPU than run {}", r.instance(), runId));
+      written += upsertResult(runId, gpuId, r) ? 1 : 0;
+    }
+    tx.commit();
+    return written;
+  });
 }
 
 template <class Conn, class Tx>
 bool SqlStore<Conn, Tx>::recordBaseline(std::int64_t runId, const BaselineRecord& b) {
-  Tx tx(db_);
-  std::int64_t gpuId = 0;
-  {
-    auto run = db_.prepare("SELECT gpu_id FROM runs WHERE id = ?");
-    run.bind(1, runId);
-    if (!run.step()) throw UsageError(fmt::format("no tuning run {} in {}", runId, location_));
-    gpuId = run.getInt64(0);
+  BaselineRecord stamped = b;
+  if (stamped.measuredAt.empty()) stamped.measuredAt = utcTimestamp();
+  return retried([&] {
+    Tx tx(db_);
+    bool written = upsertBaseline(runId, gpuOfRun(runId).first, stamped);
+    tx.commit();
+    return written;
+  });
+}
+
+template <class Conn, class Tx>
+MergeSummary SqlStore<Conn, Tx>::mergeBatch(const RecordBatch& batch) {
+  // Every reference is checked before the transaction, so a bad batch writes nothing.
+  auto bad = [&](const std::string& what) {
+    throw DataError(fmt::format("{}; nothing was written to {}", what, location_));
+  };
+  for (const auto& run : batch.runs) {
+    auto g = batch.runGpu.find(run.uid);
+    if (run.uid.empty() || g == batch.runGpu.end() || !batch.gpus.count(g->second))
+      bad(fmt::format("run {} names no GPU of the batch", quoteInput(run.uid)));
   }
-  bool written = upsertBaseline(runId, gpuId, b);
-  tx.commit();
-  return written;
+  for (const auto& r : batch.results) {
+    validateResult(r.record);
+    auto g = batch.runGpu.find(r.runUid);
+    if (g == batch.runGpu.end()) bad(fmt::format("a result names run {}, not in the batch", quoteInput(r.runUid)));
+    if (g->second != r.record.key.gpuFingerprint)
+      bad(fmt::format("result {} names another GPU than its run", quoteInput(r.record.instance())));
+  }
+  for (const auto& b : batch.baselines) {
+    auto g = batch.runGpu.find(b.runUid);
+    if (g == batch.runGpu.end() || g->second != b.gpuFingerprint)
+      bad(fmt::format("a baseline names run {} of another GPU or not in the batch", quoteInput(b.runUid)));
+  }
+  return retried([&] {
+    MergeSummary summary;
+    Tx tx(db_);
+    auto count = [&](const char* table) {
+      auto st = db_.prepare(fmt::format("SELECT count(*) FROM {}", table));
+      st.step();
+      std::size_t n = static_cast<std::size_t>(st.getInt64(0));
+      st.run();
+      return n;
+    };
+    const std::size_t gpusBefore = count("gpus"), runsBefore = count("runs");
+    std::map<std::string, std::int64_t> gpuIds, runIds;
+    for (const auto& [fingerprint, g] : batch.gpus) gpuIds[fingerprint] = upsertGpu(g.spec, g.firstSeen);
+    for (const auto& run : batch.runs) runIds[run.uid] = insertRun(gpuIds.at(batch.runGpu.at(run.uid)), run);
+    for (const auto& r : batch.results) {
+      bool written = upsertResult(runIds.at(r.runUid), gpuIds.at(r.record.key.gpuFingerprint), r.record);
+      ++(written ? summary.resultsWritten : summary.resultsUnchanged);
+    }
+    for (const auto& b : batch.baselines) {
+      bool written = upsertBaseline(runIds.at(b.runUid), gpuIds.at(b.gpuFingerprint), b.record);
+      ++(written ? summary.baselinesWritten : summary.baselinesUnchanged);
+    }
+    summary.gpusAdded = count("gpus") - gpusBefore;
+    summary.runsAdded = count("runs") - runsBefore;
+    tx.commit();
+    return summary;
+  });
+}
+
+// One read transaction (SQLite: deferred, its snapshot taken at the first read; PostgreSQL:
+// REPEATABLE READ, READ ONLY), opened by the outermost view only.
+template <class Conn, class Tx>
+class SqlStore<Conn, Tx>::View final : public ReadView {
+ public:
+  explicit View(const SqlStore& store) : store_(store) {
+    if (store_.views_ == 0) tx_.emplace(store_.db_, Tx::Kind::Read);
+    ++store_.views_;
+  }
+  ~View() override {
+    --store_.views_;
+    if (!tx_) return;
+    try {
+      tx_->commit();  // nothing was written: commit and rollback end the view alike
+    } catch (...) {  // a destructor never throws; a lost connection has ended the view already
+    }
+  }
+
+ private:
+  const SqlStore& store_;
+  std::optional<Tx> tx_;
+};
+
+template <class Conn, class Tx>
+std::unique_ptr<ReadView> SqlStore<Conn, Tx>::consistentReads() const {
+  if (views_ > 0) return std::make_unique<View>(*this);
+  return retried([&] { return std::unique_ptr<ReadView>(std::make_unique<View>(*this)); });
 }
 
 // --- reads -----------------------------------------------------------------------------------
 
 template <class Conn, class Tx>
 std::unordered_map<std::string, std::string> SqlStore<Conn, Tx>::finalStatuses(const GpuSpec& gpu) const {
-  std::unordered_map<std::string, std::string> out;
-  auto st = db_.prepare(
-      "SELECT r.cache_key, r.status, r.status_reason FROM results r JOIN gpus g ON g.id = r.gpu_id "
-      "WHERE g.fingerprint = ?");
-  st.bind(1, gpuFingerprint(gpu));
-  while (st.step()) {
-    std::string reason = st.getText(2);
-    std::string status = reason.empty() ? st.getText(1) : st.getText(1) + ":" + reason;
-    if (isFinalStatus(status)) out.emplace(st.getText(0), std::move(status));
-  }
-  return out;
+  return retried([&] {
+    std::unordered_map<std::string, std::string> out;
+    auto st = db_.prepare(
+        "SELECT r.cache_key, r.status, r.status_reason FROM results r JOIN gpus g ON g.id = r.gpu_id "
+        "WHERE g.fingerprint = ?");
+    st.bind(1, gpuFingerprint(gpu));
+    while (st.step()) {
+      std::string reason = st.getText(2);
+      std::string status = reason.empty() ? st.getText(1) : st.getText(1) + ":" + reason;
+      if (isFinalStatus(status)) out.emplace(st.getText(0), std::move(status));
+    }
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::optional<std::int64_t> SqlStore<Conn, Tx>::gpuId(const std::string& fingerprint) const {
-  auto st = db_.prepare("SELECT id FROM gpus WHERE fingerprint = ?");
-  st.bind(1, fingerprint);
-  if (!st.step()) return std::nullopt;
-  std::int64_t id = st.getInt64(0);
-  st.run();
-  return id;
+  return retried([&]() -> std::optional<std::int64_t> {
+    auto st = db_.prepare("SELECT id FROM gpus WHERE fingerprint = ?");
+    st.bind(1, fingerprint);
+    if (!st.step()) return std::nullopt;
+    std::int64_t id = st.getInt64(0);
+    st.run();
+    return id;
+  });
 }
 
 template <class Conn, class Tx>
 std::vector<StoredGpu> SqlStore<Conn, Tx>::gpus() const {
-  std::vector<StoredGpu> out;
-  auto st = db_.prepare(fmt::format(
-      "SELECT id, fingerprint, first_seen, (SELECT max(started_at) FROM runs WHERE gpu_id = gpus.id), {} "
-      "FROM gpus ORDER BY id",
-      sqlstore::kGpuColumns));
-  while (st.step()) {
-    StoredGpu g;
-    g.id = st.getInt64(0);
-    g.fingerprint = st.getText(1);
-    g.firstSeen = st.getText(2);
-    g.lastRunAt = st.getText(3);
-    g.spec = sqlstore::readGpu(st, 4);
-    out.push_back(std::move(g));
-  }
-  return out;
+  return retried([&] {
+    std::vector<StoredGpu> out;
+    auto st = db_.prepare(fmt::format(
+        "SELECT id, fingerprint, first_seen, (SELECT max(started_at) FROM runs WHERE gpu_id = gpus.id), {} "
+        "FROM gpus ORDER BY id",
+        sqlstore::kGpuColumns));
+    while (st.step()) {
+      StoredGpu g;
+      g.id = st.getInt64(0);
+      g.fingerprint = st.getText(1);
+      g.firstSeen = st.getText(2);
+      g.lastRunAt = st.getText(3);
+      g.spec = sqlstore::readGpu(st, 4);
+      out.push_back(std::move(g));
+    }
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::vector<StoredRun> SqlStore<Conn, Tx>::runs() const {
-  std::vector<StoredRun> out;
-  auto st = db_.prepare(
-      "SELECT r.id, r.uid, g.fingerprint, r.gpu_uuid, r.started_at, r.ended_at, r.tool_version, r.driver_version, "
-      "r.nvrtc_version, r.command_line, r.host FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id");
-  while (st.step()) {
-    StoredRun r;
-    r.id = st.getInt64(0);
-    r.uid = st.getText(1);
-    r.gpuFingerprint = st.getText(2);
-    r.gpu.uuid = st.getText(3);
-    r.startedAt = st.getText(4);
-    r.endedAt = st.getText(5);
-    r.toolVersion = st.getText(6);
-    r.driverVersion = st.getInt(7);
-    r.nvrtcVersion = st.getText(8);
-    r.commandLine = st.getText(9);
-    r.host = st.getText(10);
-    out.push_back(std::move(r));
-  }
-  return out;
+  return retried([&] {
+    std::vector<StoredRun> out;
+    auto st = db_.prepare(
+        "SELECT r.id, r.uid, g.fingerprint, r.gpu_uuid, r.started_at, r.ended_at, r.tool_version, r.driver_version, "
+        "r.nvrtc_version, r.command_line, r.host FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id");
+    while (st.step()) {
+      StoredRun r;
+      r.id = st.getInt64(0);
+      r.uid = st.getText(1);
+      r.gpuFingerprint = st.getText(2);
+      r.gpu.uuid = st.getText(3);
+      r.startedAt = st.getText(4);
+      r.endedAt = st.getText(5);
+      r.toolVersion = st.getText(6);
+      r.driverVersion = st.getInt(7);
+      r.nvrtcVersion = st.getText(8);
+      r.commandLine = st.getText(9);
+      r.host = st.getText(10);
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::vector<StoredResult> SqlStore<Conn, Tx>::results(const ResultFilter& f) const {
-  auto where = sqlstore::whereOf(f, true);
-  auto st = db_.prepare(fmt::format(
-      "SELECT r.id, r.run_id, r.gpu_id, r.cache_key, g.fingerprint, g.name, u.uid, {} FROM results r "
-      "JOIN gpus g ON g.id = r.gpu_id JOIN runs u ON u.id = r.run_id WHERE {} "
-      "ORDER BY g.id, r.m, r.n, r.k, r.status <> 'ok', r.gflops DESC NULLS LAST, r.instance",
-      sqlstore::joined("r.", f.withCubin), where.sql));
-  where.bindTo(st);
-  std::vector<StoredResult> out;
-  while (st.step()) {
-    StoredResult r;
-    r.id = st.getInt64(0);
-    r.runId = st.getInt64(1);
-    r.gpuId = st.getInt64(2);
-    r.cacheKeyHash = st.getText(3);
-    r.key.gpuFingerprint = st.getText(4);
-    r.gpuName = st.getText(5);
-    r.runUid = st.getText(6);
-    sqlstore::readResult(st, 7, r);
-    out.push_back(std::move(r));
-  }
-  return out;
+  return retried([&] {
+    auto where = sqlstore::whereOf(f, true);
+    auto st = db_.prepare(fmt::format(
+        "SELECT r.id, r.run_id, r.gpu_id, r.cache_key, g.fingerprint, g.name, u.uid, {} FROM results r "
+        "JOIN gpus g ON g.id = r.gpu_id JOIN runs u ON u.id = r.run_id WHERE {} "
+        "ORDER BY {}{}",
+        sqlstore::joined("r.", f.withCubin), where.sql, sqlstore::resultOrderOf(f),
+        f.limit ? fmt::format(" LIMIT {}", std::max(0, *f.limit)) : ""));
+    where.bindTo(st);
+    std::vector<StoredResult> out;
+    while (st.step()) {
+      StoredResult r;
+      r.id = st.getInt64(0);
+      r.runId = st.getInt64(1);
+      r.gpuId = st.getInt64(2);
+      r.cacheKeyHash = st.getText(3);
+      r.key.gpuFingerprint = st.getText(4);
+      r.gpuName = st.getText(5);
+      r.runUid = st.getText(6);
+      sqlstore::readResult(st, 7, r);
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::vector<ProblemKey> SqlStore<Conn, Tx>::measuredSizes(const ResultFilter& f) const {
-  auto where = sqlstore::whereOf(f, false);
-  auto st = db_.prepare(
-      fmt::format("SELECT DISTINCT r.m, r.n, r.k, r.layout, r.beta_class FROM results r WHERE {}", where.sql));
-  where.bindTo(st);
-  std::vector<ProblemKey> out;
-  while (st.step()) out.push_back({st.getInt64(0), st.getInt64(1), st.getInt64(2), st.getText(3), st.getText(4)});
-  return out;
+  return retried([&] {
+    auto where = sqlstore::whereOf(f, false);
+    auto st = db_.prepare(
+        fmt::format("SELECT DISTINCT r.m, r.n, r.k, r.layout, r.beta_class FROM results r WHERE {}", where.sql));
+    where.bindTo(st);
+    std::vector<ProblemKey> out;
+    while (st.step()) out.push_back({st.getInt64(0), st.getInt64(1), st.getInt64(2), st.getText(3), st.getText(4)});
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::string SqlStore<Conn, Tx>::cubinOf(std::int64_t resultId) const {
-  auto st = db_.prepare("SELECT cubin FROM results WHERE id = ?");
-  st.bind(1, resultId);
-  return st.step() ? st.getBlob(0) : std::string();
+  return retried([&] {
+    auto st = db_.prepare("SELECT cubin FROM results WHERE id = ?");
+    st.bind(1, resultId);
+    return st.step() ? st.getBlob(0) : std::string();
+  });
 }
 
 template <class Conn, class Tx>
 std::vector<StoredBaseline> SqlStore<Conn, Tx>::baselines() const {
-  std::vector<StoredBaseline> out;
-  auto st = db_.prepare(
-      "SELECT g.fingerprint, u.uid, b.library, b.library_version, b.m, b.n, b.k, b.layout, b.beta_class, "
-      "b.median_ms, b.gflops, b.measured_at FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
-      "JOIN runs u ON u.id = b.run_id ORDER BY b.id");
-  while (st.step()) {
-    StoredBaseline b;
-    b.gpuFingerprint = st.getText(0);
-    b.runUid = st.getText(1);
-    b.library = st.getText(2);
-    b.libraryVersion = st.getText(3);
-    b.problem = {st.getInt64(4), st.getInt64(5), st.getInt64(6), st.getText(7), st.getText(8)};
-    b.medianMs = st.getDouble(9);
-    b.gflops = st.getDouble(10);
-    b.measuredAt = st.getText(11);
-    out.push_back(std::move(b));
-  }
-  return out;
+  return retried([&] {
+    std::vector<StoredBaseline> out;
+    auto st = db_.prepare(
+        "SELECT g.fingerprint, u.uid, b.library, b.library_version, b.m, b.n, b.k, b.layout, b.beta_class, "
+        "b.median_ms, b.gflops, b.measured_at FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
+        "JOIN runs u ON u.id = b.run_id ORDER BY b.id");
+    while (st.step()) {
+      StoredBaseline b;
+      b.gpuFingerprint = st.getText(0);
+      b.runUid = st.getText(1);
+      b.library = st.getText(2);
+      b.libraryVersion = st.getText(3);
+      b.problem = {st.getInt64(4), st.getInt64(5), st.getInt64(6), st.getText(7), st.getText(8)};
+      b.medianMs = st.getDouble(9);
+      b.gflops = st.getDouble(10);
+      b.measuredAt = st.getText(11);
+      out.push_back(std::move(b));
+    }
+    return out;
+  });
 }
 
 template <class Conn, class Tx>
 std::optional<double> SqlStore<Conn, Tx>::baselineGflops(std::int64_t gpuId, const ProblemKey& p,
                                                          std::string_view library) const {
-  auto st = db_.prepare(
-      "SELECT gflops FROM baselines WHERE gpu_id = ? AND library = ? AND m = ? AND n = ? AND k = ? AND layout = ? "
-      "AND beta_class = ? ORDER BY measured_at DESC LIMIT 1");
-  st.bind(1, gpuId).bind(2, library).bind(3, static_cast<std::int64_t>(p.m)).bind(4, static_cast<std::int64_t>(p.n));
-  st.bind(5, static_cast<std::int64_t>(p.k)).bind(6, p.layout).bind(7, p.betaClass);
-  if (st.step()) return st.getDouble(0);
-  return std::nullopt;
+  return retried([&]() -> std::optional<double> {
+    auto st = db_.prepare(
+        "SELECT gflops FROM baselines WHERE gpu_id = ? AND library = ? AND m = ? AND n = ? AND k = ? AND layout = ? "
+        "AND beta_class = ? ORDER BY measured_at DESC LIMIT 1");
+    st.bind(1, gpuId).bind(2, library).bind(3, static_cast<std::int64_t>(p.m)).bind(4, static_cast<std::int64_t>(p.n));
+    st.bind(5, static_cast<std::int64_t>(p.k)).bind(6, p.layout).bind(7, p.betaClass);
+    if (st.step()) return st.getDouble(0);
+    return std::nullopt;
+  });
 }
 
 }  // namespace gemmtune::db

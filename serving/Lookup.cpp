@@ -16,6 +16,9 @@ namespace gemmtune::serving {
 
 namespace {
 
+// How many of a size's fastest rows a lookup reads before it reads them all.
+constexpr int kFirstRows = 16;
+
 // Memo key from the fields the fingerprint covers, so a warm lookup does not hash.
 std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
   return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}", g.name, g.ccMajor,
@@ -129,6 +132,9 @@ std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResu
 
 LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
   LookupResult out;
+  // Every query of one answer reads the same committed state: a tuner replacing the chosen row
+  // meanwhile must not pair one measurement's numbers with another's cubin.
+  auto view = store_.consistentReads();
   auto id = gpuId(gpu);
   if (!id) return out;
 
@@ -155,10 +161,32 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
       out.loweredNames = splitLoweredNames(c.row->loweredName);
     }
   };
+  auto tryAt = [&](const ProblemKey& size) {
+    const bool exact = size == asked;
+    filter.m = size.m;
+    filter.n = size.n;
+    filter.k = size.k;
+    // The fastest few rows first: the first valid one is almost always among them, and reading
+    // every row of a size (hundreds, each beside its cubin) was most of a cold lookup.
+    for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
+      filter.limit = limit;
+      auto rows = store_.results(filter);
+      if (auto c = firstValid(rows, gpu, asked, exact)) {
+        fill(*c, exact ? MatchQuality::exact : MatchQuality::nearest_size, size);
+        return true;
+      }
+      if (!limit || rows.size() < static_cast<std::size_t>(*limit)) break;  // that was all of them
+    }
+    return false;
+  };
 
-  // The asked size first (exact), then every measured size by distance (nearest_size).
+  // The asked size first: one indexed query answers most lookups, without listing every
+  // measured size (a scan of the whole index on a 100 000-row store).
+  if (tryAt(asked)) return out;
+  // Then every other measured size, nearest first.
   filter.m = filter.n = filter.k = std::nullopt;
   auto sizes = store_.measuredSizes(filter);
+  std::erase(sizes, asked);
   std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
     double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
     if (da != db) return da < db;
@@ -166,19 +194,8 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     if (va != vb) return va > vb;
     return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
   });
-  std::erase(sizes, asked);
-  sizes.insert(sizes.begin(), asked);
-  for (const auto& size : sizes) {
-    const bool exact = size == asked;
-    filter.m = size.m;
-    filter.n = size.n;
-    filter.k = size.k;
-    auto rows = store_.results(filter);
-    if (auto c = firstValid(rows, gpu, asked, exact)) {
-      fill(*c, exact ? MatchQuality::exact : MatchQuality::nearest_size, size);
-      return out;
-    }
-  }
+  for (const auto& size : sizes)
+    if (tryAt(size)) return out;
   return out;
 }
 

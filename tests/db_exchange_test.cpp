@@ -27,26 +27,20 @@ struct ExchangeFixture : ::testing::Test {
     auto ok = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000);
     ok.measuredAt = "2025-03-01T00:00:00.000000Z";
     store.recordResult(run, ok);
-    auto failed = test::okResult("smem_bs32", 4096, 4096, 4096, 1);
-    failed.setStatus("compile_error");
-    failed.medianMs.reset();
-    failed.gflops.reset();
-    failed.errorText = "line 1: error \"quoted\"\n";
-    store.recordResult(run, failed);
-    BaselineRecord b;
-    b.libraryVersion = "12.9";
-    b.problem = {4096, 4096, 4096};
-    b.medianMs = 2.7;
-    store.recordBaseline(run, b);
+    store.recordResult(run, test::compileError("smem_bs32", 4096, 4096, 4096));
+    store.recordBaseline(run, test::cublasBaseline(4096, 2.7, "12.9"));
     store.endRun(run);
   }
 
   std::string exported(Database& db) {
     std::ostringstream out;
-    exportJson(db, out);
+    exportJson(SqliteStore(db), out);
     return out.str();
   }
-  ImportSummary importText(const std::string& text) { return importExchange(target, parseExchange(text, "test.json")); }
+  ImportSummary importText(const std::string& text) {
+    SqliteStore store(target);
+    return importExchange(store, parseExchange(text, "test.json"));
+  }
 };
 
 }  // namespace
@@ -70,15 +64,7 @@ TEST_F(dbExchange, ExportThenImportReproducesEveryRow) {
   all.withCubin = true;
   auto a = SqliteStore(source).results(all), b = SqliteStore(target).results(all);
   ASSERT_EQ(b.size(), 2u);
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(b[i].cacheKeyHash, a[i].cacheKeyHash);
-    EXPECT_EQ(b[i].fullStatus(), a[i].fullStatus());
-    EXPECT_EQ(b[i].errorText, a[i].errorText);
-    EXPECT_EQ(b[i].cubin, a[i].cubin);
-    EXPECT_EQ(b[i].gflops, a[i].gflops);
-    EXPECT_EQ(b[i].measuredAt, a[i].measuredAt);
-    EXPECT_EQ(b[i].runUid, a[i].runUid);
-  }
+  for (size_t i = 0; i < a.size(); ++i) test::expectSameMeasurement(b[i], a[i]);
   // Same data, so the second export equals the first apart from its own time stamp.
   json again = json::parse(exported(target));
   again.erase("exported_at");
@@ -119,8 +105,9 @@ TEST_F(dbExchange, OlderFileNeverOverwritesANewerMeasurement) {
   // And the other way round: the newer file replaces the older row.
   std::string newerText = exported(target);
   Database third(dir / "c.db", {OpenMode::ReadWrite, OpenCheck::Quick});
-  importExchange(third, parseExchange(old, "old.json"));
-  importExchange(third, parseExchange(newerText, "new.json"));
+  SqliteStore thirdStore(third);
+  importExchange(thirdStore, parseExchange(old, "old.json"));
+  importExchange(thirdStore, parseExchange(newerText, "new.json"));
   EXPECT_DOUBLE_EQ(*SqliteStore(third).results(ok).at(0).gflops, 18500);
 }
 

@@ -127,6 +127,40 @@ inline db::ResultRecord okResult(const std::string& instance, long long m, long 
   return r;
 }
 
+// A failed compile of `instance` at M×N×K: no measurement, no cubin, a log with quotes and a
+// newline.
+inline db::ResultRecord compileError(const std::string& instance, long long m, long long n, long long k,
+                                     const GpuSpec& gpu = testGpu()) {
+  db::ResultRecord r = okResult(instance, m, n, k, 1, gpu);
+  r.setStatus("compile_error");
+  r.medianMs.reset(), r.minMs.reset(), r.spread.reset(), r.reps.reset(), r.gflops.reset();
+  r.errorText = "line 1: error \"quoted\"\n";
+  r.cubin.clear();
+  return r;
+}
+
+// A cuBLAS baseline at size³.
+inline db::BaselineRecord cublasBaseline(long long size, double medianMs, const std::string& libraryVersion) {
+  db::BaselineRecord b;
+  b.libraryVersion = libraryVersion;
+  b.problem = {size, size, size};
+  b.medianMs = medianMs;
+  return b;
+}
+
+// Two stored rows are the same measurement: key, status, numbers, cubin, time and run.
+inline void expectSameMeasurement(const db::StoredResult& got, const db::StoredResult& want) {
+  EXPECT_EQ(got.cacheKeyHash, want.cacheKeyHash);
+  EXPECT_EQ(got.key.hash(), want.key.hash());
+  EXPECT_EQ(got.fullStatus(), want.fullStatus());
+  EXPECT_EQ(got.errorText, want.errorText);
+  EXPECT_EQ(got.medianMs, want.medianMs);
+  EXPECT_EQ(got.gflops, want.gflops);
+  EXPECT_EQ(got.cubin, want.cubin);
+  EXPECT_EQ(got.measuredAt, want.measuredAt);
+  EXPECT_EQ(got.runUid, want.runUid);
+}
+
 // A run on testGpu() with two ok rows at 4096³ (a blocktile1d and an smem configuration): the
 // common start of the CLI tests' databases. Returns the run's id for more rows.
 inline std::int64_t recordTwoOkRows(db::ResultStore& store) {

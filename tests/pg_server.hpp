@@ -2,6 +2,8 @@
 // on a free TCP port of 127.0.0.1 with its unix socket in the same directory, password
 // (scram) authentication for TCP, stopped and removed afterwards. As root it runs as `nobody`
 // (postgres refuses root). unavailableReason() says why no server can be started (no binaries).
+// stop(), start() and restart() take it away and bring it back on the same port, data kept, to
+// test what clients do when their connection drops.
 #pragma once
 
 #include <netinet/in.h>
@@ -67,19 +69,30 @@ class PgServer {
                    "--no-sync >{}/initdb.log 2>&1",
                    run_, (bin / "initdb").string(), (dir_ / "data").string(), kUser, (dir_ / "pwfile").string(),
                    dir_.string()));
-    sh(fmt::format("{}{} -D {} -l {}/server.log -w -t 60 -o \"-p {} -k {} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=off -c max_connections=50\" start >/dev/null 2>&1",
-                   run_, (bin / "pg_ctl").string(), (dir_ / "data").string(), dir_.string(), port_, dir_.string()));
-    started_ = true;
+    start();
   }
 
   ~PgServer() {
-    if (started_)
-      (void)std::system(fmt::format("{}{} -D {} -m immediate -w stop >/dev/null 2>&1", run_,
-                                    (binDir() / "pg_ctl").string(), (dir_ / "data").string())
-                            .c_str());
+    if (started_) (void)std::system(pgCtl("-m immediate -w stop").c_str());
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
+  }
+
+  void start() {
+    sh(pgCtl(fmt::format("-l {}/server.log -w -t 60 -o \"-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off "
+                         "-c max_connections=50\" start",
+                         dir_.string(), port_, dir_.string())));
+    started_ = true;
+  }
+  // Fast shutdown: the server ends every session ("terminating connection due to administrator
+  // command") and rolls back their open transactions.
+  void stop() {
+    sh(pgCtl("-m fast -w -t 60 stop"));
+    started_ = false;
+  }
+  void restart() {
+    stop();
+    start();
   }
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
@@ -125,6 +138,10 @@ class PgServer {
   }
 
  private:
+  std::string pgCtl(const std::string& args) const {
+    return fmt::format("{}{} -D {} {} >/dev/null 2>&1", run_, (binDir() / "pg_ctl").string(), (dir_ / "data").string(),
+                       args);
+  }
   void sh(const std::string& command) const {
     if (std::system(command.c_str()) != 0) {
       std::ifstream log(dir_ / "server.log");

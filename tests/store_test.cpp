@@ -1,21 +1,23 @@
 // The results-store interface on both backends: the same cases run against a SQLite file and a
 // PostgreSQL server that the test starts itself (tests/pg_server.hpp; skipped with a message
 // when the server binaries are missing). Also: refusal of a foreign or newer PostgreSQL schema,
-// 8 concurrent writers (nothing lost, no duplicates, the later measurement wins, rows/s
-// printed), and credentials masked in errors.
+// 8 concurrent writer processes (nothing lost, no duplicates, the later measurement wins, rows/s
+// printed), batch writes that are all or nothing, and credentials masked in errors.
 // Run: ctest -R store
 #include <gtest/gtest.h>
 
-#include <atomic>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <memory>
-#include <thread>
+#include <set>
 
 #include "Clock.hpp"
 #include "Errors.hpp"
 #include "ResultStore.hpp"
-#include "db_test_support.hpp"
-#include "pg_server.hpp"
+#include "store_test_support.hpp"
 
 namespace gemmtune::db {
 namespace {
@@ -24,36 +26,9 @@ using test::okResult;
 using test::testGpu;
 using test::testRun;
 
-// One backend's store location for one test: a file in a scratch dir, or a fresh database on
-// a server of this test's own.
-class StoreTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql") {
-      if (auto why = test::PgServer::unavailableReason(); !why.empty()) GTEST_SKIP() << why;
-      server_ = std::make_unique<test::PgServer>();
-      location_ = server_->createDatabase("store_test");
-    } else {
-      location_ = "sqlite:" + (dir_ / "tune.db").string();
-    }
-  }
-  std::unique_ptr<ResultStore> open(OpenMode mode = OpenMode::ReadWrite) const {
-    return openStore(location_, {mode, OpenCheck::Quick});
-  }
-
-  test::ScratchDir dir_;
-  std::unique_ptr<test::PgServer> server_;
-  std::string location_;
-};
-
-// A valid ok record whose key differs by `i`.
-ResultRecord row(int i, const std::string& measuredAt) {
-  ResultRecord r = okResult("blocktile1d_bm64_bn64_bk8_tm8", 64 + i, 4096, 4096, 1000.0 + i);
-  r.measuredAt = measuredAt;
-  return r;
-}
-
-std::string stamp(int second) { return fmt::format("2025-01-31T12:{:02}:{:02}.000000Z", second / 60, second % 60); }
+using test::stamp;
+using StoreTest = test::BackendTest;
+ResultRecord row(int i, const std::string& measuredAt) { return test::keyedRow(i, measuredAt); }
 
 TEST_P(StoreTest, CreatesTheSchemaAndReopensReadOnly) {
   EXPECT_TRUE(open()->hasSchema());
@@ -139,16 +114,19 @@ TEST_P(StoreTest, TheLaterMeasurementWins) {
   EXPECT_EQ(rows[0].medianMs, 9.0);
 }
 
-// 8 writers, 10 000 rows: 1 250 keys of its own each, and every writer also writes the same
-// 50 shared keys, each with its own measured_at; the writer with the latest time must win.
-TEST_P(StoreTest, ConcurrentWritersLoseNothing) {
+// 8 tuner processes, 10 000 rows: each opens its own store and writes 1 200 keys of its own and
+// the same 50 shared keys, each with its own measured_at; the writer with the latest time must
+// win. Processes, not threads: what a cluster of tuners does to one store.
+TEST_P(StoreTest, ConcurrentWriterProcessesLoseNothing) {
   constexpr int kWriters = 8, kRowsEach = 1250, kShared = 50;
-  open();  // the schema, once
-  std::atomic<int> failures{0};
+  open();  // the schema, once; no connection stays open across fork()
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w)
-    writers.emplace_back([&, w] {
+  std::vector<pid_t> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0) << "fork failed";
+    if (pid == 0) {
+      int code = 0;
       try {
         auto store = open();
         auto run = store->beginRun(testRun());
@@ -158,18 +136,28 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothing) {
           r.smClockMHz = w;
           store->recordResult(run, r);
         }
+        store->endRun(run);
       } catch (const std::exception& e) {
-        ADD_FAILURE() << e.what();
-        ++failures;
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        code = 1;
       }
-    });
-  for (auto& t : writers) t.join();
+      std::fflush(nullptr);
+      ::_exit(code);  // no gtest teardown in the child
+    }
+    writers.push_back(pid);
+  }
+  int failed = 0;
+  for (pid_t pid : writers) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(failures, 0);
+  ASSERT_EQ(failed, 0) << "writer processes failed (their messages are above)";
   auto rows = open(OpenMode::ReadOnly)->results({});
-  std::printf("[ store ] %s: %d rows from %d concurrent writers in %.2f s: %.0f rows/s\n", GetParam().c_str(),
-              kWriters * kRowsEach, kWriters, seconds, kWriters * kRowsEach / seconds);
-  EXPECT_EQ(rows.size(), static_cast<std::size_t>(kWriters * (kRowsEach - kShared) + kShared));
+  std::printf("[ store ] %s: %d rows from %d concurrent writer processes in %.2f s: %.0f rows/s\n",
+              GetParam().c_str(), kWriters * kRowsEach, kWriters, seconds, kWriters * kRowsEach / seconds);
+  EXPECT_EQ(rows.size(), static_cast<std::size_t>(kWriters * (kRowsEach - kShared) + kShared)) << "lost rows";
   std::set<std::string> keys;
   for (const auto& r : rows) {
     keys.insert(r.cacheKeyHash);
@@ -181,12 +169,58 @@ TEST_P(StoreTest, ConcurrentWritersLoseNothing) {
     }
   }
   EXPECT_EQ(keys.size(), rows.size()) << "duplicated cache keys";
-  EXPECT_EQ(open(OpenMode::ReadOnly)->runs().size(), static_cast<std::size_t>(kWriters));
+  auto runs = open(OpenMode::ReadOnly)->runs();
+  EXPECT_EQ(runs.size(), static_cast<std::size_t>(kWriters));
+  for (const auto& run : runs) EXPECT_FALSE(run.endedAt.empty()) << run.uid;
   EXPECT_EQ(open(OpenMode::ReadOnly)->gpus().size(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),
-                         [](const auto& info) { return info.param; });
+// Batch writes (recordResults, mergeBatch) are one transaction: all rows or none.
+TEST_P(StoreTest, ABatchIsWrittenWholeOrNotAtAll) {
+  auto store = open();
+  auto run = store->beginRun(testRun());
+  std::vector<ResultRecord> batch;
+  for (int i = 0; i < 100; ++i) batch.push_back(row(i, stamp(10)));
+  EXPECT_EQ(store->recordResults(run, batch), 100u);
+  EXPECT_EQ(store->recordResults(run, batch), 0u);  // the same measurements again: ties keep the rows
+  std::vector<ResultRecord> later = batch;
+  for (auto& r : later) r.measuredAt = stamp(20);
+  later.push_back(row(500, stamp(20)));
+  later.back().key.gpuFingerprint = gpuFingerprint(testGpu(100));  // another GPU than the run's
+  EXPECT_THROW(store->recordResults(run, later), UsageError);
+  later.back().medianMs = -1.0;  // invalid: refused before anything is written
+  EXPECT_THROW(store->recordResults(run, later), DataError);
+  auto rows = store->results({});
+  ASSERT_EQ(rows.size(), 100u);
+  for (const auto& r : rows) EXPECT_EQ(r.measuredAt, stamp(10));
+
+  RecordBatch merge;
+  GpuSpec other = testGpu(114);
+  merge.gpus.emplace(gpuFingerprint(other), RecordBatch::Gpu{other, stamp(1)});
+  RunInfo info = testRun(other);
+  info.uid = "imported-run";
+  merge.runs.push_back(info);
+  merge.runGpu.emplace(info.uid, gpuFingerprint(other));
+  for (int i = 0; i < 10; ++i) {
+    ResultRecord r = okResult("smem_bs32", 64 + i, 4096, 4096, 900, other);
+    r.measuredAt = stamp(30);
+    merge.results.push_back({r, info.uid});
+  }
+  merge.results.push_back({okResult("smem_bs32", 4096, 4096, 4096, 900, other), "no-such-run"});
+  EXPECT_THROW(store->mergeBatch(merge), DataError);
+  EXPECT_EQ(store->gpus().size(), 1u);
+  merge.results.pop_back();
+  MergeSummary s = store->mergeBatch(merge);
+  EXPECT_EQ(s.gpusAdded, 1u);
+  EXPECT_EQ(s.runsAdded, 1u);
+  EXPECT_EQ(s.resultsWritten, 10u);
+  s = store->mergeBatch(merge);
+  EXPECT_EQ(s.gpusAdded + s.runsAdded + s.resultsWritten, 0u);
+  EXPECT_EQ(s.resultsUnchanged, 10u);
+  EXPECT_EQ(store->gpus()[1].firstSeen, stamp(1));  // kept from the batch
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, test::backendNames(), test::backendName);
 
 // --- PostgreSQL only ---------------------------------------------------------------------------
 

@@ -2,3 +2,7 @@
 gemmtune_add_test(store_test SOURCES store_test.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
 # Deployment snapshots (`db snapshot`) and the library's list of stores.
 gemmtune_add_test(snapshot_test SOURCES snapshot_test.cpp CliRunner.cpp LIBS gemmtune_library_objects)
+# Readers during writes, a server restarted mid-write, export and import on both backends.
+gemmtune_add_test(store_readers_test SOURCES store_readers_test.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
+gemmtune_add_test(store_reconnect_test SOURCES store_reconnect_test.cpp LIBS gemmtune_db gemmtune_generator gemmtune_serving)
+gemmtune_add_test(store_exchange_test SOURCES store_exchange_test.cpp CliRunner.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
