@@ -92,7 +92,10 @@ Action addDbCommand(CLI::App& app, CliContext&) {
       "Examples:\n"
       "  gemmtune db backup ~/tune-$(date +%F).db\n"
       "  gemmtune db check --db results/tune.db\n"
-      "  gemmtune db snapshot --from postgresql://tuner@dbhost/gemmtune --gpu h100 -o h100.db");
+      "  gemmtune db snapshot --from postgresql://tuner@dbhost/gemmtune --gpu h100 -o h100.db\n\n"
+      "A snapshot installed as <prefix>/share/gemmtune/system.db (beside <prefix>/lib/libgemmtune.so) is\n"
+      "read by the library after the user's database; $GEMMTUNE_SYSTEM_DB names another store instead,\n"
+      "and set but empty turns the system snapshot off.");
   return [a] { return run(*a); };
 }
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <optional>
 
 #include "CudaDriver.hpp"
@@ -11,6 +10,7 @@
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
 #include "PresentBuild.hpp"
+#include "SystemSnapshot.hpp"
 
 namespace gemmtune::library {
 
@@ -38,10 +38,10 @@ Plan Planner::fallback(std::string why) {
 namespace {
 
 // The user's database (a path, or empty: $GEMMTUNE_DB, else the XDG default), then the system
-// snapshot named by $GEMMTUNE_SYSTEM_DB, when set.
+// snapshot: $GEMMTUNE_SYSTEM_DB, else the installed <prefix>/share/gemmtune/system.db if present.
 std::vector<std::string> defaultStores(const std::string& userDb) {
   std::vector<std::string> out{userDb};
-  if (const char* system = std::getenv("GEMMTUNE_SYSTEM_DB"); system && *system) out.emplace_back(system);
+  if (auto system = systemSnapshotLocation()) out.push_back(std::move(*system));
   return out;
 }
 

@@ -38,8 +38,9 @@ Config defaultConfig();
 
 class Planner {
  public:
-  // An empty path means $GEMMTUNE_DB, else the XDG default; $GEMMTUNE_SYSTEM_DB, when set, is
-  // consulted after it.
+  // An empty path means $GEMMTUNE_DB, else the XDG default; the system snapshot is consulted
+  // after it: $GEMMTUNE_SYSTEM_DB, else an installed <prefix>/share/gemmtune/system.db
+  // (library/SystemSnapshot.hpp).
   Planner(const std::filesystem::path& dbPath, Warnings& warnings);
   // Exactly these store locations, highest precedence first (empty: as above).
   Planner(const std::vector<std::string>& locations, Warnings& warnings);

@@ -12,6 +12,7 @@
 
 #include "CliRunner.hpp"
 #include "Errors.hpp"
+#include "SystemSnapshot.hpp"
 #include "gemmtune/Library.hpp"
 #include "library_test_support.hpp"
 #include "pg_server.hpp"
@@ -34,18 +35,10 @@ void fill(ResultStore& store) {
     a.measuredAt = "2025-01-31T12:00:01.000000Z";
     auto b = okResult("smem_bs32", 2048, 2048, 2048, 9000, gpu);
     b.cubin = "cubin-b";
-    auto bad = okResult("smem_bs16", 4096, 4096, 4096, 1, gpu);
-    bad.setStatus("compile_error");
-    bad.medianMs.reset(), bad.minMs.reset(), bad.spread.reset(), bad.reps.reset(), bad.gflops.reset();
-    bad.errorText = "log";
     ASSERT_TRUE(store.recordResult(run, a));
     ASSERT_TRUE(store.recordResult(run, b));
-    ASSERT_TRUE(store.recordResult(run, bad));
-    BaselineRecord base;
-    base.libraryVersion = "13.0.0";
-    base.problem = {4096, 4096, 4096};
-    base.medianMs = 2.5;
-    ASSERT_TRUE(store.recordBaseline(run, base));
+    ASSERT_TRUE(store.recordResult(run, test::compileError("smem_bs16", 4096, 4096, 4096, gpu)));
+    ASSERT_TRUE(store.recordBaseline(run, test::cublasBaseline(4096, 2.5, "13.0.0")));
     store.endRun(run);
   }
 }
@@ -104,15 +97,8 @@ TEST_P(SnapshotTest, OneGpusRowsEqualTheSource) {
   ASSERT_EQ(want.size(), 2u);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].cacheKeyHash, want[i].cacheKeyHash);
-    EXPECT_EQ(got[i].key.hash(), want[i].key.hash());
-    EXPECT_EQ(got[i].fullStatus(), want[i].fullStatus());
-    EXPECT_EQ(got[i].medianMs, want[i].medianMs);
-    EXPECT_EQ(got[i].gflops, want[i].gflops);
-    EXPECT_EQ(got[i].cubin, want[i].cubin);
+    test::expectSameMeasurement(got[i], want[i]);
     EXPECT_EQ(snap->cubinOf(got[i].id), want[i].cubin);
-    EXPECT_EQ(got[i].measuredAt, want[i].measuredAt);
-    EXPECT_EQ(got[i].runUid, want[i].runUid);
   }
   EXPECT_TRUE(rowsOf(*snap, fb, false).empty());
   ASSERT_EQ(snap->gpus().size(), 1u);
@@ -195,6 +181,33 @@ TEST(SnapshotLibrary, TheUserStoreWinsOverTheSystemSnapshot) {
   Library fresh(Library::Options{{(dir / "missing.db").string(), system}});
   EXPECT_EQ(fresh.best(gpuA(), 2048, 2048, 2048).instance, "smem_bs32");
   EXPECT_TRUE(warnings.warnings().empty()) << warnings.joined();
+}
+
+// The default system snapshot: <prefix>/share/gemmtune/system.db beside the installed library,
+// read only when it exists; $GEMMTUNE_SYSTEM_DB overrides it, and set but empty turns it off.
+TEST(SystemSnapshot, TheInstalledSnapshotIsFoundBesideTheLibraryUnlessTheEnvironmentSaysOtherwise) {
+  test::ScratchDir dir;
+  const auto prefix = dir / "opt/gemmtune";
+  const auto libDir = prefix / "lib";
+  const auto installed = library::installedSystemSnapshot(libDir);
+  EXPECT_TRUE(installed.string().ends_with("share/gemmtune/system.db")) << installed;
+  EXPECT_TRUE(installed.string().starts_with(dir.path().string())) << installed;
+
+  EXPECT_EQ(library::systemSnapshotLocation(nullptr, libDir), std::nullopt) << "not installed: nothing to read";
+  std::filesystem::create_directories(installed.parent_path());
+  test::writeDatabase(installed, gpuA(), {okResult("smem_bs32", 2048, 2048, 2048, 9000, gpuA())});
+  EXPECT_EQ(library::systemSnapshotLocation(nullptr, libDir), installed.string());
+  EXPECT_EQ(library::systemSnapshotLocation("/elsewhere/h100.db", libDir), "/elsewhere/h100.db");
+  EXPECT_EQ(library::systemSnapshotLocation("", libDir), std::nullopt) << "set but empty turns it off";
+  EXPECT_EQ(library::systemSnapshotLocation(nullptr, {}), std::nullopt);
+
+  // This code's own file is found (here the test program, which links the library's objects).
+  std::error_code ec;
+  EXPECT_EQ(library::thisLibraryDir(), std::filesystem::read_symlink("/proc/self/exe", ec).parent_path());
+
+  // The library reads what the rule finds, after the user's store.
+  Library lib(Library::Options{{(dir / "user.db").string(), *library::systemSnapshotLocation(nullptr, libDir)}});
+  EXPECT_EQ(lib.best(gpuA(), 2048, 2048, 2048).instance, "smem_bs32");
 }
 
 }  // namespace
