@@ -138,6 +138,9 @@ std::string postgresSql(std::string_view sqliteSql) {
       {"REAL", "DOUBLE PRECISION"},
       {"BLOB", "BYTEA"},
       {"TEXT", "TEXT COLLATE \"C\""},  // byte order, as SQLite compares
+      // SQLite sorts NULL lowest, so its DESC puts NULLs last; PostgreSQL's puts them first. An
+      // index in SQLite's order serves the lookup's ORDER BY ... DESC NULLS LAST ... LIMIT.
+      {"DESC", "DESC NULLS LAST"},
   };
   auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string out;

@@ -31,7 +31,7 @@ struct Migration {
 };
 std::span<const Migration> schemaMigrations();
 // SQLite DDL in PostgreSQL's types: 64-bit integers and identity keys, DOUBLE PRECISION, BYTEA,
-// TEXT in byte order.
+// TEXT in byte order; descending index columns with NULLs last, as SQLite orders them.
 std::string postgresSql(std::string_view sqliteSql);
 
 SchemaState readSchemaState(const Database& db);

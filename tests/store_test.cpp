@@ -17,6 +17,7 @@
 #include "Clock.hpp"
 #include "Errors.hpp"
 #include "ResultStore.hpp"
+#include "Schema.hpp"
 #include "store_test_support.hpp"
 
 namespace gemmtune::db {
@@ -277,6 +278,13 @@ TEST_F(PgStoreTest, CredentialsNeverAppearInErrors) {
                                  test::PgServer::freePort());
   EXPECT_EQ(exitCodeOf([&] { openStore(unreachable, {OpenMode::ReadWrite}); }, &message), kExitUnavailable);
   EXPECT_EQ(message.find("Hidden-77"), std::string::npos) << message;
+}
+
+// One logical schema: PostgreSQL gets SQLite's types and SQLite's order of NULLs in descending
+// index columns (else the lookup's ORDER BY gflops DESC NULLS LAST could not walk the index).
+TEST(StoreSchema, PostgresDdlKeepsSqliteTypesAndOrder) {
+  EXPECT_EQ(postgresSql("CREATE INDEX i ON t(a, gflops DESC);"), "CREATE INDEX i ON t(a, gflops DESC NULLS LAST);");
+  EXPECT_EQ(postgresSql("x REAL, y BLOB, DESCRIPTION TEXT"), "x DOUBLE PRECISION, y BYTEA, DESCRIPTION TEXT COLLATE \"C\"");
 }
 
 TEST(StoreLocation, PasswordsAreMasked) {
