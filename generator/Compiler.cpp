@@ -66,10 +66,8 @@ std::shared_future<CompileResult> Compiler::start(const Config& config, const st
   return result;
 }
 
-std::future<CompileResult> Compiler::submit(const Config& config, const std::string& arch) {
-  // A deferred future over the shared one: callers keep the plain std::future interface.
-  std::shared_future<CompileResult> shared = start(config, arch);
-  return std::async(std::launch::deferred, [shared] { return shared.get(); });
+std::shared_future<CompileResult> Compiler::submit(const Config& config, const std::string& arch) {
+  return start(config, arch);
 }
 
 void Compiler::prefetch(const std::vector<Config>& configs, const std::string& arch) {
@@ -77,7 +75,7 @@ void Compiler::prefetch(const std::vector<Config>& configs, const std::string& a
 }
 
 std::vector<CompileResult> Compiler::compileAll(const std::vector<Config>& configs, const std::string& arch) {
-  std::vector<std::future<CompileResult>> futures;
+  std::vector<std::shared_future<CompileResult>> futures;
   futures.reserve(configs.size());
   for (const auto& c : configs) futures.push_back(submit(c, arch));
   std::vector<CompileResult> out;

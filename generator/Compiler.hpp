@@ -42,7 +42,7 @@ class Compiler {
   CompileResult compile(const Config& config, const std::string& arch) const;
   // Queued on the pool. A configuration already queued or compiling (a prefetch, another
   // submit) is not compiled again: the future waits for that compile.
-  std::future<CompileResult> submit(const Config& config, const std::string& arch);
+  std::shared_future<CompileResult> submit(const Config& config, const std::string& arch);
   // Queues compiles whose results are wanted later (they land in the disk cache, and a later
   // submit of one still in flight joins it): slow families compile while others are timed.
   void prefetch(const std::vector<Config>& configs, const std::string& arch);

@@ -115,7 +115,7 @@ TEST(CompileCache, UnwritableDirectoryOnlyCostsSpeed) {
 TEST(Compiler, CancelPendingDropsQueuedCompilesButFinishesRunningOnes) {
   Compiler compiler({{}, {}, 1});
   const auto& bt = FamilyRegistry::builtin().get("blocktile1d");
-  std::vector<std::future<CompileResult>> futures;
+  std::vector<std::shared_future<CompileResult>> futures;
   for (int tm : {4, 8, 16, 32}) futures.push_back(compiler.submit(Config{&bt, {64, 64, 8, tm}, false}, "sm_90"));
   futures.push_back(compiler.submit(Config{&bt, {64, 32, 8, 8}, false}, "sm_90"));
   size_t dropped = compiler.cancelPending();

@@ -79,6 +79,8 @@ class EngineSim : public ::testing::Test {
 TEST_F(EngineSim, ShardsTogetherMeasureExactlyWhatOneRunDoes) {
   const fs::path whole = dir_.path() / "whole.db";
   GpuOutcome one = tune(whole);
+  // Cold compiles (NVRTC on this machine) kept the GPU busy with short cuBLAS runs meanwhile.
+  EXPECT_GT(one.warmKeepingRuns, 0);
   ASSERT_EQ(one.sizes.size(), 2u);
   const auto expected = okRows(whole);
   ASSERT_GT(expected.size(), 10u);

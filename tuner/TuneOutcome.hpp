@@ -35,6 +35,7 @@ struct GpuOutcome {
   double wallSeconds = 0;
   double gpuBusySeconds = 0;         // wall time the worker spent on requests
   int workerRestarts = 0;
+  int warmKeepingRuns = 0;  // short cuBLAS runs that held the GPU's clock while NVRTC worked
   bool interrupted = false;
 };
 

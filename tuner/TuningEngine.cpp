@@ -144,6 +144,7 @@ GpuOutcome TuningEngine::run() {
   store_.endRun(runId_);
   outcome.interrupted = interrupted_ || stop_;
   outcome.workerRestarts = worker_->restarts();
+  outcome.warmKeepingRuns = warmKeepingRuns_;
   outcome.gpuBusySeconds = gpuBusySec_;
   outcome.wallSeconds = secondsSince(start);
   worker_.reset();
@@ -186,6 +187,7 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
   }
 
   auto t0 = Clock::now();
+  currentShape_ = shape;
   worker_->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
   // cuBLAS goes first at every size, with a long warm-up: it brings the GPU to its boost clock
   // (it idles far below) before any candidate is timed.
@@ -272,7 +274,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   // Compile everything ahead of the GPU, the classic configuration first (every strategy times it
   // first), so the GPU waits for NVRTC only where NVRTC is slower than timing. An interrupted run
   // drops the queue (Compiler::cancelPending) rather than waiting for it.
-  std::vector<std::future<CompileResult>> compiles(cands.size());
+  std::vector<std::shared_future<CompileResult>> compiles(cands.size());
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < cands.size(); ++i)
       if (cands[i].accepted() && isClassic(cands[i].config) == (pass == 0))
@@ -280,6 +282,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   std::vector<std::string> srcHashes(cands.size(), sourceHashOf(family));
   auto finishCompile = [&](size_t i) {
     if (!compiles[i].valid()) return;
+    keepGpuWarmUntil(compiles[i]);
     auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
     srcHashes[i] = compiled->sourceHash;
     checkAfterCompile(cands[i], gpu_, compiled, shape, options_.filter);
@@ -364,6 +367,20 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       recordCandidate(c, srcHashes[indexOf[r]], shape, fo, progress);
     }
   out.families.push_back(std::move(fo));
+}
+
+void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& compile) {
+  // Left idle, the GPU drops to a few hundred MHz within milliseconds and the next candidate
+  // would be timed on the way back up: short cuBLAS runs at this size hold the clock meanwhile.
+  TimingPolicy warm = options_.timing;
+  warm.warmupMs = 0;
+  warm.budgetMs = 20;
+  warm.minReps = 1;
+  warm.bestSoFarMs = 0;
+  while (!stop_ && compile.wait_for(std::chrono::milliseconds(10)) == std::future_status::timeout) {
+    worker_->cublas(warm, deadlineSec(currentShape_, warm));
+    ++warmKeepingRuns_;
+  }
 }
 
 bool TuningEngine::clockWasLow(const CandidateResult& r) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,6 +53,8 @@ class TuningEngine {
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
   SearchStrategy& strategyFor(const Family& family);
+  // Runs short cuBLAS timings at the current size until `compile` is ready (or the run stops).
+  void keepGpuWarmUntil(const std::shared_future<CompileResult>& compile);
   // A timing taken below this share of the GPU's boost clock is taken again.
   static constexpr int kLowClockPercent = 80;
   bool clockWasLow(const CandidateResult& r) const;
@@ -85,6 +88,8 @@ class TuningEngine {
   // One search strategy per family for the whole run: it learns from every size it has seen.
   std::map<const Family*, std::unique_ptr<SearchStrategy>> strategies_;
   std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row
+  GemmShape currentShape_;
+  int warmKeepingRuns_ = 0;   // cuBLAS runs that only kept the clock up while NVRTC worked
   double gpuBusySec_ = 0;
   double sizeGpuSec_ = 0;
   bool interrupted_ = false;
