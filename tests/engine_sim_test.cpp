@@ -232,3 +232,48 @@ TEST_F(EngineSim, ATimingAtALowClockIsTakenAgain) {
     EXPECT_DOUBLE_EQ(*r.medianMs, *warmRows.at(key).medianMs) << key;
   }
 }
+
+// The default strategy across a resumed run: rows an earlier run measured are never replaced by
+// a prune (here --prune's underfill rule, which the first run did not apply), a spent budget
+// prunes the rest as pruned:budget, and what the search left out says why.
+TEST_F(EngineSim, TheModelSearchKeepsStoredRowsAndNamesWhyTheRestWasNotTimed) {
+  Search model;
+  model.families = {"blocktile2d"};
+  model.sizes = {{256, 256, 256}, {2048, 2048, 2048}};
+  model.strategy = "model";
+  model.carry = 4;
+  const fs::path db = dir_.path() / "model.db";
+  tune(db, std::nullopt, model);
+  const auto first = statuses(db, 2048);
+  int rank = 0;
+  for (const auto& [instance, status] : first) rank += status == "pruned:rank";
+  EXPECT_GT(rank, 0);
+  {
+    auto store = db::openStore(db.string(), {db::OpenMode::ReadOnly});
+    int explained = 0;
+    for (const auto& r : store->results({}))
+      if (r.fullStatus() == "pruned:rank" && r.key.problem.m == 2048) {
+        EXPECT_NE(r.errorText.find("by predicted time"), std::string::npos) << r.errorText;
+        ++explained;
+      }
+    EXPECT_EQ(explained, rank);
+  }
+
+  Search again = model;
+  again.prune = true;
+  tune(db, std::nullopt, again);
+  const auto after = statuses(db, 2048);
+  for (const auto& [instance, status] : first)
+    if (status == "ok") EXPECT_EQ(after.at(instance), "ok") << instance;
+
+  Search budget = model;
+  budget.budgetSec = 1e-9;
+  const fs::path spent = dir_.path() / "spent.db";
+  tune(spent, std::nullopt, budget);
+  int budgetRows = 0;
+  for (const auto& [instance, status] : statuses(spent, 2048)) {
+    EXPECT_NE(status, "pruned:rank") << instance << ": the budget, not the search, left it out";
+    budgetRows += status == "pruned:budget";
+  }
+  EXPECT_GT(budgetRows, 0);
+}

@@ -270,102 +270,117 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   so.size = shape;
   so.filter = options_.filter;
   std::vector<Candidate> cands = screenSpace(family, gpu_, so);
-
-  // Compile everything ahead of the GPU, the classic configuration first (every strategy times it
-  // first), so the GPU waits for NVRTC only where NVRTC is slower than timing. An interrupted run
-  // drops the queue (Compiler::cancelPending) rather than waiting for it.
-  std::vector<std::shared_future<CompileResult>> compiles(cands.size());
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t i = 0; i < cands.size(); ++i)
-      if (cands[i].accepted() && isClassic(cands[i].config) == (pass == 0))
-        compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
   std::vector<std::string> srcHashes(cands.size(), sourceHashOf(family));
+  progress.total += static_cast<int>(cands.size());
+
+  // Rejected before compiling: recorded whatever the strategy does. The rest are its points.
+  std::vector<size_t> indexOf;
+  std::vector<SearchPoint> points;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& c = cands[i];
+    if (!c.accepted()) {
+      recordCandidate(c, srcHashes[i], shape, fo, progress);
+      continue;
+    }
+    SearchPoint p;
+    p.base = baseName(c.config);
+    p.classic = isClassic(c.config);
+    if (c.grid) p.blocks = static_cast<long long>(c.grid->x) * c.grid->y * c.grid->z;
+    p.warpsPerBlock = (c.threadsPerBlock + 31) / 32;
+    indexOf.push_back(i);
+    points.push_back(std::move(p));
+  }
+  SearchStrategy& strategy = strategyFor(family);
+  strategy.start(SearchContext{shape, gpu_.smCount}, std::move(points));
+
+  // Compiles run ahead of the GPU along the strategy's plan, a window of twice the compile jobs,
+  // so the GPU waits for NVRTC only where NVRTC is slower than timing, and what the strategy
+  // never proposes is never compiled. An interrupted run drops the queue (cancelPending).
+  std::vector<std::shared_future<CompileResult>> compiles(cands.size());
+  const std::vector<size_t>& plan = strategy.plan();
+  const size_t window = static_cast<size_t>(std::max(8, 2 * compiler_.jobs()));
+  size_t submitted = 0;
+  auto compileAhead = [&](size_t proposed) {
+    for (; submitted < plan.size() && submitted < proposed + window; ++submitted) {
+      const size_t i = indexOf[plan[submitted]];
+      if (!compiles[i].valid()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
+    }
+  };
   auto finishCompile = [&](size_t i) {
-    if (!compiles[i].valid()) return;
+    if (!compiles[i].valid()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
     keepGpuWarmUntil(compiles[i]);
     auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
     srcHashes[i] = compiled->sourceHash;
     checkAfterCompile(cands[i], gpu_, compiled, shape, options_.filter);
   };
 
-  SearchStrategy& strategy = strategyFor(family);
-  if (strategy.wantsResources(shape))
-    for (size_t i = 0; i < cands.size() && !stop_; ++i) finishCompile(i);
-
-  progress.total += static_cast<int>(cands.size());
-  std::vector<bool> handled(cands.size(), false);
-  // Rejected before timing: recorded first, whatever the strategy does.
-  for (size_t i = 0; i < cands.size(); ++i)
-    if (!cands[i].accepted()) {
-      recordCandidate(cands[i], srcHashes[i], shape, fo, progress);
-      handled[i] = true;
-    }
-
-  std::vector<size_t> indexOf;
-  std::vector<SearchPoint> points;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    if (handled[i]) continue;
-    const Candidate& c = cands[i];
-    SearchPoint p;
-    p.base = baseName(c.config);
-    p.classic = isClassic(c.config);
-    if (c.grid) p.blocks = static_cast<long long>(c.grid->x) * c.grid->y * c.grid->z;
-    if (c.occupancy) p.blocksPerSm = c.occupancy->blocksPerSm;
-    p.warpsPerBlock = (c.threadsPerBlock + 31) / 32;
-    indexOf.push_back(i);
-    points.push_back(std::move(p));
-  }
-  strategy.start(SearchContext{shape, gpu_.smCount}, std::move(points));
-
+  std::vector<bool> handled(indexOf.size(), false);
   double bestMs = 0;
+  bool classicDone = std::none_of(indexOf.begin(), indexOf.end(), [&](size_t i) { return isClassic(cands[i].config); });
   auto sizeStart = Clock::now();
-  int measured = 0;
-  while (auto proposal = strategy.next()) {
+  int measured = 0, proposed = 0;
+  for (;;) {
+    // Once the budget is spent (the classic configuration is still timed), the rest is pruned:budget.
+    if (overBudget() && classicDone) break;
+    std::optional<size_t> proposal = strategy.next();
+    if (!proposal) break;
     if (stop_) {
       interrupted_ = true;
       compiler_.cancelPending();
       break;
     }
-    const size_t i = indexOf.at(*proposal);
+    if (handled.at(*proposal)) continue;  // a strategy proposes each point once; never time one twice
+    compileAhead(static_cast<size_t>(++proposed));
+    const size_t i = indexOf[*proposal];
     Candidate& c = cands[i];
+    const bool yardstick = isClassic(c.config);
     finishCompile(i);
     compiles[i] = {};
-    if (c.accepted() && overBudget() && !isClassic(c.config)) {
-      c.stage = CandidateStage::Pruned;
-      c.limit = "budget";
-      c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
-    }
-    std::optional<double> ms;
+    Measurement m;
+    if (c.occupancy) m.blocksPerSm = c.occupancy->blocksPerSm;
     if (c.accepted() || (c.stage == CandidateStage::Pruned && hasStoredRow(c, srcHashes[i], shape))) {
-      ms = timeCandidate(c, srcHashes[i], shape, isClassic(c.config), bestMs, out, fo, timed, progress);
+      const int runsBefore = out.timed;
+      m.medianMs = timeCandidate(c, srcHashes[i], shape, yardstick, bestMs, out, fo, timed, progress);
       if (interrupted_) break;
-      ++measured;
+      measured += out.timed - runsBefore;
+      if (m.medianMs && !timed.back().partial && (bestMs == 0 || *m.medianMs < bestMs)) bestMs = *m.medianMs;
     } else {
       recordCandidate(c, srcHashes[i], shape, fo, progress);
     }
-    handled[i] = true;
-    strategy.tell(*proposal, ms);
-    if (ms && !timed.back().partial && (bestMs == 0 || *ms < bestMs)) bestMs = *ms;
-    if (measured > 0) progress.etaSeconds = secondsSince(sizeStart) / measured * (indexOf.size() - measured);
+    handled[*proposal] = true;
+    classicDone = classicDone || yardstick;
+    strategy.tell(*proposal, m);
+    if (measured > 0) progress.etaSeconds = secondsSince(sizeStart) / measured * strategy.expectedRemaining();
     progress_.update(progress);
   }
   // What the strategy did not propose is recorded with its reason (unless the run was stopped:
-  // a resumed run times it then).
-  if (!interrupted_ && !stop_)
-    for (size_t r = 0; r < indexOf.size(); ++r) {
-      Candidate& c = cands[indexOf[r]];
-      if (handled[indexOf[r]]) continue;
-      // A stored final row outranks pruning: pruning is relative to one run's ranking and budget,
-      // so a resumed run may prune what the interrupted one measured, and must not overwrite it.
-      if (hasStoredRow(c, srcHashes[indexOf[r]], shape)) {
-        timeCandidate(c, srcHashes[indexOf[r]], shape, false, 0, out, fo, timed, progress);
-        continue;
-      }
-      c.stage = CandidateStage::Pruned;
+  // a resumed run times it then). A stored final row outranks pruning: pruning is relative to
+  // one run's ranking and budget, so a resumed run may prune what the interrupted one measured,
+  // and must not overwrite it.
+  if (interrupted_ || stop_) {
+    out.families.push_back(std::move(fo));
+    return;
+  }
+  for (size_t r = 0; r < indexOf.size(); ++r) {
+    if (handled[r]) continue;
+    Candidate& c = cands[indexOf[r]];
+    const std::string& srcHash = srcHashes[indexOf[r]];
+    if (hasStoredRow(c, srcHash, shape)) {
+      Measurement m;
+      m.medianMs = timeCandidate(c, srcHash, shape, false, 0, out, fo, timed, progress);  // resumes, no GPU work
+      strategy.tell(r, m);
+      continue;
+    }
+    c.stage = CandidateStage::Pruned;
+    if (overBudget()) {
+      c.limit = "budget";
+      c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
+    } else {
       c.limit = "rank";
       c.reason = strategy.notTimedReason(r);
-      recordCandidate(c, srcHashes[indexOf[r]], shape, fo, progress);
     }
+    recordCandidate(c, srcHash, shape, fo, progress);
+  }
   out.families.push_back(std::move(fo));
 }
 

@@ -8,24 +8,13 @@ namespace gemmtune {
 
 namespace {
 
-class ExhaustiveSearch final : public SearchStrategy {
+class ExhaustiveSearch final : public OrderedSearch {
  public:
   std::string name() const override { return "exhaustive"; }
-  bool wantsResources(const GemmShape&) const override { return false; }
-  void start(const SearchContext&, std::vector<SearchPoint> points) override {
-    order_ = classicFirst(points);
-    pos_ = 0;
-  }
-  std::optional<size_t> next() override {
-    if (pos_ >= order_.size()) return std::nullopt;
-    return order_[pos_++];
-  }
-  void tell(size_t, std::optional<double>) override {}
+  void start(const SearchContext&, std::vector<SearchPoint> points) override { setOrder(classicFirst(points)); }
+  void tell(size_t, const Measurement&) override {}
+  // Every point is proposed: only a run that stopped leaves some, and it records none of them.
   std::string notTimedReason(size_t) const override { return "the run stopped before it was timed"; }
-
- private:
-  std::vector<size_t> order_;
-  size_t pos_ = 0;
 };
 
 }  // namespace

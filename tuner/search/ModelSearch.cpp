@@ -22,17 +22,17 @@ class ModelSearch final : public SearchStrategy {
  public:
   explicit ModelSearch(int carry) : carry_(carry), patience_(std::max(4, carry / 2)) {}
   std::string name() const override { return "model"; }
-  bool wantsResources(const GemmShape&) const override { return !history_.empty(); }
 
   void start(const SearchContext& context, std::vector<SearchPoint> points) override {
     context_ = context;
     points_ = std::move(points);
     predicted_.assign(points_.size(), -1);
     for (size_t i = 0; i < points_.size(); ++i)
-      if (auto it = history_.find(points_[i].base); it != history_.end())
-        predicted_[i] = predictMs(it->second.ms, it->second.shape, it->second.blocks, context.shape,
-                                  points_[i].blocks, blocksToSaturate(points_[i].blocksPerSm, points_[i].warpsPerBlock),
-                                  context.smCount);
+      if (auto it = history_.find(points_[i].base); it != history_.end()) {
+        const Measured& m = it->second;
+        const int saturating = blocksToSaturate(m.blocksPerSm, points_[i].warpsPerBlock);
+        predicted_[i] = predictMs(m.ms, m.shape, m.blocks, context.shape, points_[i].blocks, saturating, context.smCount);
+      }
     const bool anyHistory = std::any_of(predicted_.begin(), predicted_.end(), [](double p) { return p >= 0; });
     everything_ = carry_ <= 0 || !anyHistory;
     order_ = classicFirst(points_);
@@ -42,14 +42,19 @@ class ModelSearch final : public SearchStrategy {
       if (ka != kb) return ka;
       return ka && predicted_[a] < predicted_[b];
     });
+    // Ranks among the predicted candidates, as the reasons state them.
     rank_.assign(points_.size(), 0);
-    for (size_t r = 0; r < order_.size(); ++r) rank_[order_[r]] = r + 1;
+    ranked_ = 0;
+    for (size_t i : order_)
+      if (predicted_[i] >= 0 && !points_[i].classic) rank_[i] = ++ranked_;
     pos_ = 0;
     timed_ = 0;
     sinceCompetitive_ = 0;
     bestMs_ = 0;
     stopped_ = false;
   }
+
+  const std::vector<size_t>& plan() const override { return order_; }
 
   std::optional<size_t> next() override {
     if (pos_ >= order_.size()) return std::nullopt;
@@ -60,25 +65,30 @@ class ModelSearch final : public SearchStrategy {
     return order_[pos_++];
   }
 
-  void tell(size_t index, std::optional<double> ms) override {
+  void tell(size_t index, const Measurement& m) override {
     const SearchPoint& p = points_[index];
     if (!p.classic) ++timed_;
     ++sinceCompetitive_;
-    if (!ms) return;
-    history_[p.base] = Measured{context_.shape, *ms, p.blocks};
-    if (bestMs_ == 0 || *ms <= bestMs_ * kCompetitive) sinceCompetitive_ = 0;
-    if (bestMs_ == 0 || *ms < bestMs_) bestMs_ = *ms;
+    if (!m.medianMs) return;
+    const double ms = *m.medianMs;
+    history_[p.base] = Measured{context_.shape, ms, p.blocks, m.blocksPerSm};
+    if (bestMs_ == 0 || ms <= bestMs_ * kCompetitive) sinceCompetitive_ = 0;
+    if (bestMs_ == 0 || ms < bestMs_) bestMs_ = ms;
+  }
+
+  size_t expectedRemaining() const override {
+    const size_t left = order_.size() - pos_;
+    if (everything_) return left;
+    const int more = std::max(carry_ - timed_, patience_ - sinceCompetitive_);
+    return std::min(left, static_cast<size_t>(std::max(0, more)));
   }
 
   std::string notTimedReason(size_t index) const override {
-    const std::string stop =
-        stopped_ ? fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best", timed_,
-                               patience_)
-                 : std::string("the run stopped first");
-    if (predicted_[index] < 0)
-      return fmt::format("not measured at a smaller size (rank {} of {}); {}", rank_[index], order_.size(), stop);
-    return fmt::format("rank {} of {} by predicted time ({:.4g} ms, from its time at {}); {}", rank_[index],
-                       order_.size(), predicted_[index], history_.at(points_[index].base).shape.str(), stop);
+    const std::string stop = fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best",
+                                         timed_, patience_);
+    if (predicted_[index] < 0) return fmt::format("not measured at a smaller size; {}", stop);
+    return fmt::format("rank {} of {} by predicted time ({:.4g} ms, from its time at {}); {}", rank_[index], ranked_,
+                       predicted_[index], history_.at(points_[index].base).shape.str(), stop);
   }
 
  private:
@@ -86,6 +96,7 @@ class ModelSearch final : public SearchStrategy {
     GemmShape shape;
     double ms = 0;
     long long blocks = 0;
+    int blocksPerSm = 0;
   };
   int carry_, patience_;
   std::map<std::string, Measured> history_;  // the latest measurement of each configuration
@@ -93,7 +104,7 @@ class ModelSearch final : public SearchStrategy {
   std::vector<SearchPoint> points_;
   std::vector<double> predicted_;  // -1: nothing measured at a smaller size
   std::vector<size_t> order_, rank_;
-  size_t pos_ = 0;
+  size_t pos_ = 0, ranked_ = 0;
   int timed_ = 0, sinceCompetitive_ = 0;
   double bestMs_ = 0;
   bool everything_ = true, stopped_ = false;

@@ -18,36 +18,28 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603u
   return h;
 }
 
-class RandomSearch final : public SearchStrategy {
+class RandomSearch final : public OrderedSearch {
  public:
   explicit RandomSearch(int sample) : sample_(sample) {}
   std::string name() const override { return "random"; }
-  bool wantsResources(const GemmShape&) const override { return false; }
   void start(const SearchContext& context, std::vector<SearchPoint> points) override {
     std::uint64_t seed = fnv1a(context.shape.str());
     for (const auto& p : points) seed = fnv1a(p.base, seed);
-    std::vector<size_t> rest;
-    order_.clear();
-    for (size_t i : classicFirst(points)) (points[i].classic ? order_ : rest).push_back(i);
+    std::vector<size_t> order, rest;
+    for (size_t i : classicFirst(points)) (points[i].classic ? order : rest).push_back(i);
     std::mt19937_64 rng(seed);
     std::shuffle(rest.begin(), rest.end(), rng);
     if (sample_ > 0 && rest.size() > static_cast<size_t>(sample_)) rest.resize(sample_);
-    order_.insert(order_.end(), rest.begin(), rest.end());
-    pos_ = 0;
+    order.insert(order.end(), rest.begin(), rest.end());
+    setOrder(std::move(order));
   }
-  std::optional<size_t> next() override {
-    if (pos_ >= order_.size()) return std::nullopt;
-    return order_[pos_++];
-  }
-  void tell(size_t, std::optional<double>) override {}
+  void tell(size_t, const Measurement&) override {}
   std::string notTimedReason(size_t) const override {
     return fmt::format("not among the {} drawn at random at this size (--strategy random)", sample_);
   }
 
  private:
   int sample_;
-  std::vector<size_t> order_;
-  size_t pos_ = 0;
 };
 
 }  // namespace

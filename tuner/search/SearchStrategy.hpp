@@ -13,12 +13,11 @@
 
 namespace gemmtune {
 
-// What a strategy sees of one candidate that passed every filter at this size.
+// What a strategy sees of one candidate that passed every filter known before compiling.
 struct SearchPoint {
   std::string base;          // the unguarded instance name: one configuration's identity across sizes
-  bool classic = false;      // the family's yardstick: every strategy times it first
+  bool classic = false;      // the family's yardstick: every strategy proposes it first
   long long blocks = 0;      // thread blocks the launch plan starts at this size (0: unknown)
-  int blocksPerSm = 0;       // resident blocks per SM from the compiled resources (0: unknown)
   int warpsPerBlock = 0;
 };
 
@@ -27,19 +26,28 @@ struct SearchContext {
   int smCount = 0;           // of the GPU being tuned
 };
 
+// What timing one proposal gave.
+struct Measurement {
+  std::optional<double> medianMs;  // nullopt: it failed (wrong result, fault, rejected after compiling)
+  int blocksPerSm = 0;             // resident blocks per SM from its compiled resources (0: unknown)
+};
+
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
   virtual std::string name() const = 0;
-  // Whether start() should see blocksPerSm (the engine then waits for this size's compiles, which
-  // are cache hits once a smaller size compiled them, before timing the first candidate).
-  virtual bool wantsResources(const GemmShape& shape) const = 0;
-  // A new size for this strategy's family; `points` in enumeration order.
+  // A new size for this strategy's family; `points` in enumeration order. Decides the order in
+  // which it will propose them (plan()); it may stop before the end of it.
   virtual void start(const SearchContext& context, std::vector<SearchPoint> points) = 0;
-  // The index (into start's points) to time next; nullopt: done at this size.
+  // Indices into start's points, in the order they will be proposed: the engine compiles ahead
+  // along it.
+  virtual const std::vector<size_t>& plan() const = 0;
+  // The next index to time; nullopt: done at this size.
   virtual std::optional<size_t> next() = 0;
-  // What timing `index` gave: its median in ms, or nullopt when it failed (wrong result, fault).
-  virtual void tell(size_t index, std::optional<double> medianMs) = 0;
+  // What timing `index` gave (also for rows resumed from an earlier run).
+  virtual void tell(size_t index, const Measurement& m) = 0;
+  // How many more proposals it expects at this size (for the ETA).
+  virtual size_t expectedRemaining() const = 0;
   // Why `index` was never proposed at this size (recorded as pruned:rank with this reason).
   virtual std::string notTimedReason(size_t index) const = 0;
 };
