@@ -3,25 +3,27 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <spawn.h>
-#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <cerrno>
 #include <cstring>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
+#include "Errors.hpp"
 #include "NvrtcCompiler.hpp"
-
-extern char** environ;
 
 namespace gemmtune {
 
 namespace {
+
+constexpr int kExecFailed = 127;
 
 nlohmann::json requestJson(const CompileUnit& unit, const std::string& arch, const CompileCache& cache,
                            const std::string& key) {
@@ -30,78 +32,129 @@ nlohmann::json requestJson(const CompileUnit& unit, const std::string& arch, con
           {"cache_dir", cache.dir().string()}, {"key", key}};
 }
 
-// A private temporary file holding the request; removed with this object.
-struct RequestFile {
-  std::string path;
-  explicit RequestFile(const nlohmann::json& request) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "gemmtune-compile-XXXXXX").string();
-    int fd = ::mkstemp(tmpl.data());
+// The request and the child's error message, in private temporary files removed with this object.
+struct ExchangeFiles {
+  std::string request, error;
+  explicit ExchangeFiles(const nlohmann::json& req) {
+    const std::string base = (std::filesystem::temp_directory_path() / "gemmtune-compile-XXXXXX").string();
+    std::string tmpl = base;
+    int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (fd < 0) return;
-    const std::vector<std::uint8_t> data = nlohmann::json::to_cbor(request);
-    bool ok = ::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
+    const std::vector<std::uint8_t> data = nlohmann::json::to_cbor(req);
+    const bool ok = ::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
     ::close(fd);
-    if (ok) path = tmpl;
-    else ::unlink(tmpl.c_str());
+    if (!ok) {
+      ::unlink(tmpl.c_str());
+      return;
+    }
+    request = tmpl;
+    error = tmpl + ".err";
   }
-  ~RequestFile() {
-    if (!path.empty()) ::unlink(path.c_str());
+  ~ExchangeFiles() {
+    if (!request.empty()) ::unlink(request.c_str());
+    if (!error.empty()) ::unlink(error.c_str());
+  }
+  std::string errorText() const {
+    std::ifstream in(error);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
   }
 };
 
-bool isCrash(int sig) { return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE; }
+const char* signalName(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL, e.g. the out-of-memory killer";
+    case SIGTERM: return "SIGTERM";
+    default: return "a signal";
+  }
+}
 
-}  // namespace
+// fork + exec with only async-signal-safe calls in between (the parent has many threads).
+pid_t spawn(const std::string& exe, char* const argv[]) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;  // parent (or -1)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the thread that waits for it
+  if (::getppid() != parent) ::_exit(kExecFailed);
+  ::setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
+  const int devnull = ::open("/dev/null", O_RDWR);
+  if (devnull >= 0)
+    for (int fd = 0; fd < 3; ++fd) ::dup2(devnull, fd);
+  ::close_range(3, ~0U, 0);
+  ::execv(exe.c_str(), argv);
+  ::_exit(kExecFailed);
+}
 
-std::optional<CompileResult> compileInChild(const std::string& exe, const CompileUnit& unit, const std::string& arch,
-                                            const CompileCache& cache, const std::string& key) {
-  RequestFile request(requestJson(unit, arch, cache, key));
-  if (request.path.empty()) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // Silent: the parent reports (a child's NVRTC warnings would repeat once per compile).
-  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group: Ctrl-C stops the tuner, which stops queueing; a running compile
-  // finishes into the cache instead of turning into a spurious failure.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::string arg0 = "gemmtune", cmd = "compile-unit";
-  char* argv[] = {arg0.data(), cmd.data(), request.path.data(), nullptr};
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int err = posix_spawn(&pid, exe.c_str(), &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (err != 0) {
-    spdlog::debug("cannot start the compile process {}: {}", exe, std::strerror(err));
-    return std::nullopt;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status) && isCrash(WTERMSIG(status))) {
-    CompileResult r;
-    r.ok = false;
-    r.arch = arch;
-    r.sourceHash = unit.sourceHash();
-    r.log = fmt::format("NVRTC crashed: the compile process was killed by signal {} ({})", WTERMSIG(status),
-                        strsignal(WTERMSIG(status)));
-    return r;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    spdlog::debug("compile process for {} ended with status {}: compiling in-process", unit.expressions.front(), status);
-    return std::nullopt;
-  }
-  std::optional<CompileResult> r = cache.load(key, arch);
-  if (r) {
-    r->fromCache = false;
-    r->compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
+CompileResult failed(const CompileUnit& unit, const std::string& arch, std::string why) {
+  CompileResult r;
+  r.ok = false;
+  r.arch = arch;
+  r.sourceHash = unit.sourceHash();
+  r.log = std::move(why);
   return r;
 }
 
-int runCompileChild(const std::string& requestPath) {
+}  // namespace
+
+ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, const std::string& arch,
+                            const CompileCache& cache, const std::string& key, int deadlineSeconds) {
+  ExchangeFiles files(requestJson(unit, arch, cache, key));
+  if (files.request.empty())
+    return {std::nullopt, fmt::format("cannot write a compile request under {}", std::filesystem::temp_directory_path().string())};
+  std::string arg0 = "gemmtune", cmd = "compile-unit";
+  char* argv[] = {arg0.data(), cmd.data(), files.request.data(), files.error.data(), nullptr};
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = spawn(exe, argv);
+  if (pid < 0) return {std::nullopt, fmt::format("cannot start a compile process: {}", std::strerror(errno))};
+
+  int status = 0;
+  bool overdue = false;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return {std::nullopt, fmt::format("lost the compile process: {}", std::strerror(errno))};
+    if (!overdue && std::chrono::steady_clock::now() - start > std::chrono::seconds(deadlineSeconds)) {
+      ::kill(-pid, SIGKILL);  // its whole group: nothing NVRTC started may linger
+      ::kill(pid, SIGKILL);
+      overdue = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (overdue) return {failed(unit, arch, fmt::format("NVRTC did not finish within {} s: killed", deadlineSeconds)), {}};
+  if (WIFSIGNALED(status))
+    return {failed(unit, arch, fmt::format("NVRTC died: the compile process was killed by signal {} ({})", WTERMSIG(status),
+                                           signalName(WTERMSIG(status)))),
+            {}};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExecFailed)
+    return {std::nullopt, fmt::format("cannot run {} compile-unit", exe)};
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string why = files.errorText();
+    return {std::nullopt, why.empty() ? fmt::format("the compile process exited with {}", WEXITSTATUS(status)) : why};
+  }
+  std::optional<CompileResult> r = cache.load(key, arch);
+  if (!r) return {std::nullopt, fmt::format("a compile process's result did not reach the cache {}", cache.dir().string())};
+  r->fromCache = false;
+  r->compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {std::move(r), {}};
+}
+
+int runCompileChild(const std::string& requestPath, const std::string& errorPath) {
+  auto fail = [&](const std::string& why) {
+    std::ofstream(errorPath) << why;
+    return kExitIoError;
+  };
   try {
     std::ifstream in(requestPath, std::ios::binary);
     const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -114,16 +167,13 @@ int runCompileChild(const std::string& requestPath) {
     unit.headerTrees = j.at("header_trees");
     const std::string arch = j.at("arch"), key = j.at("key");
     const CompileCache cache(j.at("cache_dir").get<std::string>());
-    const CompileResult r = NvrtcCompiler::compile(unit, arch);
-    cache.store(key, r);
-    if (!cache.load(key, arch)) {
-      std::cerr << "gemmtune compile-unit: cannot store the result in " << cache.dir().string() << "\n";
-      return 70;
-    }
+    cache.store(key, NvrtcCompiler::compile(unit, arch));
+    if (!cache.load(key, arch))
+      return fail(fmt::format("cannot write the compile cache {} (a writable --cache-dir, or --no-cache, avoids compiling twice)",
+                              cache.dir().string()));
     return 0;
   } catch (const std::exception& e) {
-    std::cerr << "gemmtune compile-unit: " << e.what() << "\n";
-    return 70;
+    return fail(e.what());
   }
 }
 

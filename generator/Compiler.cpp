@@ -1,5 +1,7 @@
 #include "Compiler.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <thread>
 
 #include "CompileChild.hpp"
@@ -36,8 +38,12 @@ CompileResult Compiler::compile(const Config& config, const std::string& arch) c
   std::string key = CompileCache::key(u, arch);
   if (auto hit = cache_.load(key, arch)) return *hit;
   ++nvrtcCompiles_;
-  if (!childProgram_.empty() && !cache_.dir().empty())
-    if (auto r = compileInChild(childProgram_, u, arch, cache_, key)) return *r;  // stored by the child
+  if (!childProgram_.empty() && !cache_.dir().empty() && childrenWork_) {
+    ChildCompile child = compileInChild(childProgram_, u, arch, cache_, key);
+    if (child.result) return *child.result;  // stored by the child
+    if (childrenWork_.exchange(false))
+      spdlog::warn("compiling on threads from now on (slower with many cores): {}", child.unusable);
+  }
   CompileResult r = NvrtcCompiler::compile(u, arch);
   cache_.store(key, r);
   return r;

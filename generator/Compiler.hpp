@@ -68,6 +68,7 @@ class Compiler {
   TemplateSource templates_;
   CompileCache cache_;
   std::string childProgram_;
+  mutable std::atomic<bool> childrenWork_{true};  // false after a child could not bring a result back
   std::mutex inFlightMutex_;
   std::unordered_map<std::string, InFlight> inFlight_;  // by arch and instance name
   std::uint64_t nextId_ = 0;
