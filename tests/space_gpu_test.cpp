@@ -31,7 +31,8 @@ const RealSpace& realSpace() {
   static const RealSpace space = [] {
     RealSpace s;
     s.gpu = resolveGpu("auto");
-    Compiler compiler;
+    // In child processes, as `tune` compiles: NVRTC's threads barely scale on a many-core host.
+    Compiler compiler({{}, CompileCache::defaultDir(), 0, GEMMTUNE_CLI});
     SpaceOptions options;
     options.bothForms = true;
     for (const auto& family : FamilyRegistry::builtin().all()) {
