@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 
@@ -12,7 +13,9 @@
 #include "GpuDetect.hpp"
 #include "ResultStore.hpp"
 #include "TuningEngine.hpp"
+#include "CliRunner.hpp"
 #include "db_test_support.hpp"
+#include "pg_server.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;
@@ -43,8 +46,13 @@ class EngineSim : public ::testing::Test {
   }
 
   GpuOutcome tune(const fs::path& dbPath, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
+    return tuneInto(dbPath.string(), shard, search);
+  }
+
+  // Into any store location (a path, sqlite:PATH, postgresql://...).
+  GpuOutcome tuneInto(const std::string& location, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0});
-    auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadWrite});
+    auto store = db::openStore(location, {db::OpenMode::ReadWrite});
     TuneOptions options;
     options.sizes = search.sizes;
     for (const char* f : search.families) options.families.push_back(&FamilyRegistry::builtin().get(f));
@@ -276,4 +284,42 @@ TEST_F(EngineSim, TheModelSearchKeepsStoredRowsAndNamesWhyTheRestWasNotTimed) {
     budgetRows += status == "pruned:budget";
   }
   EXPECT_GT(budgetRows, 0);
+}
+
+// `tune`, `results` and `query` behave the same on SQLite and PostgreSQL: the same simulated run
+// into each backend stores the same rows, and the CLI reads the same answers back.
+TEST_F(EngineSim, TuneResultsAndQueryAgreeOnSqliteAndPostgresql) {
+  if (auto why = test::PgServer::unavailableReason(); !why.empty()) GTEST_SKIP() << why;
+  test::PgServer server;
+  const std::string pg = server.createDatabase("engine_sim");
+  const std::string lite = "sqlite:" + (dir_.path() / "lite.db").string();
+  Search model;
+  model.strategy = "model";
+  model.carry = 4;
+  GpuOutcome a = tuneInto(lite, std::nullopt, model), b = tuneInto(pg, std::nullopt, model);
+  ASSERT_EQ(a.sizes.size(), b.sizes.size());
+  for (size_t s = 0; s < a.sizes.size(); ++s) EXPECT_EQ(a.sizes[s].bestInstance, b.sizes[s].bestInstance);
+
+  // Every row's instance, size and full status, as `results --json` prints them.
+  auto rows = [](const std::string& location) {
+    auto r = test::runCli({"results", "--db", location, "--json"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    std::multiset<std::string> out;
+    for (const auto& row : nlohmann::json::parse(r.out))
+      out.insert(row.at("instance").get<std::string>() + " " + std::to_string(row.at("m").get<long long>()) + " " +
+                 row.at("status").get<std::string>());
+    return out;
+  };
+  const auto liteRows = rows(lite);
+  EXPECT_GT(liteRows.size(), 20u);
+  EXPECT_EQ(rows(pg), liteRows);
+  for (const char* size : {"256", "512", "384"}) {  // exact, exact, nearest
+    auto q = [&](const std::string& location) {
+      auto r = test::runCli({"query", "--db", location, "--gpu", "h100", "--size", size, "--json"});
+      EXPECT_EQ(r.exitCode, 0) << r.err;
+      auto j = nlohmann::json::parse(r.out);
+      return j.at("instance").get<std::string>() + " " + j.at("match").get<std::string>();
+    };
+    EXPECT_EQ(q(pg), q(lite)) << size;
+  }
 }
