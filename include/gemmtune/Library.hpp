@@ -1,7 +1,8 @@
 // gemmtune::Library: run the fastest tuned SGEMM for this GPU and problem from your own code.
 //
 //   gemmtune::Library lib;                      // default results DB ($GEMMTUNE_DB or XDG path),
-//                                               // then $GEMMTUNE_SYSTEM_DB (a read-only snapshot)
+//                                               // then $GEMMTUNE_SYSTEM_DB, else
+//                                               // <prefix>/share/gemmtune/system.db (read-only snapshots)
 //   auto choice = lib.best(0, 4096, 4096, 4096); // what would run, and how good the match is
 //   lib.sgemm(stream, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);   // device pointers, row-major
 //
@@ -49,9 +50,10 @@ const char* toString(Status status);
 
 class Library {
  public:
-  // An empty path means $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db. When
-  // $GEMMTUNE_SYSTEM_DB names a store (e.g. a snapshot from `gemmtune db snapshot` installed with
-  // the package), it is consulted after that one.
+  // An empty path means $GEMMTUNE_DB, else $XDG_DATA_HOME/gemmtune/tune.db. After it the library
+  // consults a read-only system snapshot (a file from `gemmtune db snapshot`): the store
+  // $GEMMTUNE_SYSTEM_DB names (set but empty: none), else <prefix>/share/gemmtune/system.db
+  // beside the installed library, when that file exists.
   explicit Library(std::filesystem::path dbPath = {});
 
   struct Options {
