@@ -4,6 +4,7 @@
 # short summary table last.
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
+#        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass)
 #        (default: build gpu-tests — compile-bench compiles every family's whole space, CUTLASS's
@@ -107,6 +108,12 @@ for step in "${steps[@]}"; do
         cat "$out/bench.txt"; tail -5 "$out/bench.log"
         note bench "rc=$rc ($(elapsed $t0))"
       fi
+      ;;
+    search-quality)
+      timeout "$(capped "${SQ_TIMEOUT:-900}")" "$build/bench/search_quality" --families "${SQ_FAMILIES:-blocktile1d}" \
+        --sizes "${SQ_SIZES:-1024..8192}" >"$out/search-quality.txt" 2>&1
+      note search-quality "rc=$? ($(elapsed $t0))"
+      cat "$out/search-quality.txt"
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1

@@ -10,3 +10,12 @@ gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_p
 gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
 target_compile_definitions(engine_sim_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(engine_sim_test fake_worker)
+
+# The search-quality bench on the simulated GPU: exhaustive, model and random run end to end, and
+# the model search picks the exhaustive winner at the size where the small size ranks it low.
+if(TARGET search_quality)
+  add_test(NAME searchQuality.SimulatedGpuModelFindsTheExhaustiveWinner
+           COMMAND search_quality --simulate $<TARGET_FILE:fake_worker> --families blocktile2d --sizes 256,2048 --carry 4)
+  set_tests_properties(searchQuality.SimulatedGpuModelFindsTheExhaustiveWinner PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "model +2048 +blocktile2d +[0-9]+ +1\\.000")
+endif()

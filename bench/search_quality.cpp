@@ -1,0 +1,134 @@
+// search_quality: how close each search strategy comes to the exhaustive best, and what it costs.
+// Runs `exhaustive` first, then every other strategy, on the same GPU, families and sizes, each
+// into a fresh results store, with one shared compile cache (compile time does not favour the
+// later runs' wall time unfairly: every run after the first compiles nothing). Quality is taken
+// from the exhaustive run's own measurements, so noise between runs cannot flatter a strategy:
+// quality = exhaustive time of the exhaustive winner / exhaustive time of the strategy's pick.
+//
+// Run: build/bench/search_quality [--families blocktile1d] [--sizes 1024..8192]
+//        [--strategies model,random] [--carry 24] [--gpu auto]
+//      (--simulate FAKE_WORKER: the tests' simulated GPU, no GPU needed)
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+
+#include "Compiler.hpp"
+#include "Errors.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuDetect.hpp"
+#include "ResultStore.hpp"
+#include "TuningEngine.hpp"
+
+using namespace gemmtune;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Args {
+  std::string families = "blocktile1d", sizes = "1024..8192", strategies = "model,random", gpu = "auto";
+  std::string gemmtune = GEMMTUNE_PROGRAM, simulate;
+  int carry = 24;
+};
+
+std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Median time of every ok row of a store, by "family|instance at size".
+std::map<std::string, double> okTimes(const std::string& location) {
+  std::map<std::string, double> out;
+  auto store = db::openStore(location, {db::OpenMode::ReadOnly});
+  for (const auto& r : store->results({}))
+    if (r.status == "ok" && r.medianMs)
+      out[r.family + "|" + r.instance() + " at " + GemmShape{r.key.problem.m, r.key.problem.n, r.key.problem.k}.str()] =
+          *r.medianMs;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"How close each search strategy comes to the exhaustive best, and at what cost"};
+  app.add_option("--families", a.families, "Comma-separated families")->capture_default_str();
+  app.add_option("--sizes", a.sizes, "Sizes in the tune grammar")->capture_default_str();
+  app.add_option("--strategies", a.strategies, "Strategies compared with exhaustive")->capture_default_str();
+  app.add_option("--carry", a.carry, "--carry of the strategies")->capture_default_str();
+  app.add_option("--gpu", a.gpu, "auto or a CUDA ordinal")->capture_default_str();
+  app.add_option("--gemmtune", a.gemmtune, "The gemmtune program (its worker and compile processes)")->capture_default_str();
+  app.add_option("--simulate", a.simulate, "A fake worker program (tests/fake_worker): the simulated GPU");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    char tmpl[] = "/tmp/gemmtune-search-quality-XXXXXX";
+    const fs::path work = ::mkdtemp(tmpl);
+    const GpuSpec gpu = resolveGpu(a.simulate.empty() ? a.gpu : "h100");
+    Compiler compiler({{}, work / "cache", 0, a.gemmtune});
+    std::vector<std::string> strategies{"exhaustive"};
+    for (const auto& s : splitList(a.strategies))
+      if (s != "exhaustive") strategies.push_back(s);
+
+    struct Run {
+      std::string strategy, location;
+      GpuOutcome outcome;
+    };
+    std::vector<Run> runs;
+    for (const auto& strategy : strategies) {
+      TuneOptions options;
+      options.sizes = parseSizes(a.sizes);
+      for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
+      options.strategy = strategy;
+      options.carry = a.carry;
+      options.selfExe = a.gemmtune;
+      options.commandLine = "search_quality --strategy " + strategy;
+      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{{a.simulate, "table", work.string()}, 13000};
+      const std::string location = "sqlite:" + (work / (strategy + ".db")).string();
+      auto store = db::openStore(location, {db::OpenMode::ReadWrite});
+      ProgressLine progress(false);
+      std::atomic<bool> stop{false};
+      TuningEngine engine(gpu, compiler, *store, options, progress, stop);
+      runs.push_back({strategy, location, engine.run()});
+    }
+
+    const auto reference = okTimes(runs.front().location);
+    fmt::print("search quality on {}, families {}, sizes {}, --carry {}\n", runs.front().outcome.gpuName, a.families,
+               a.sizes, a.carry);
+    fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", "strategy", "size", "family", "timed", "quality", "pick");
+    for (const Run& run : runs) {
+      for (const SizeOutcome& size : run.outcome.sizes) {
+        const SizeOutcome& exh = runs.front().outcome.sizes.at(&size - run.outcome.sizes.data());
+        for (const FamilyOutcome& fo : size.families) {
+          auto exhFamily = std::find_if(exh.families.begin(), exh.families.end(),
+                                        [&](const FamilyOutcome& f) { return f.family == fo.family; });
+          std::string quality = "-";
+          if (exhFamily != exh.families.end() && !fo.bestInstance.empty()) {
+            auto best = reference.find(fo.family + "|" + exhFamily->bestInstance + " at " + size.shape.str());
+            auto pick = reference.find(fo.family + "|" + fo.bestInstance + " at " + size.shape.str());
+            if (best != reference.end() && pick != reference.end()) quality = fmt::format("{:.3f}", best->second / pick->second);
+          }
+          int timed = 0;
+          if (auto it = fo.statusCounts.find("ok"); it != fo.statusCounts.end()) timed = it->second;
+          fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", run.strategy, size.shape.str(), fo.family, timed, quality,
+                     fo.bestInstance);
+        }
+      }
+      fmt::print("{:<11} total: GPU busy {:.1f} s, wall {:.1f} s\n", run.strategy, run.outcome.gpuBusySeconds,
+                 run.outcome.wallSeconds);
+    }
+    fs::remove_all(work);
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "search_quality: {}\n", e.what());
+    return exitCodeOf(e);
+  }
+}
