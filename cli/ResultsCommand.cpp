@@ -4,11 +4,14 @@
 // name does not belong to: db/StaleRows.hpp, the rule `gemmtune report` applies too).
 #include <fmt/format.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "FamilyHelp.hpp"
 #include "PresentBuild.hpp"
 #include "CliContext.hpp"
+#include "ClockRule.hpp"
 #include "DbPath.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
@@ -72,6 +75,13 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   if (!a.family.empty()) filter.family = a.family;
   if (!a.status.empty()) filter.status = a.status;
 
+  // A row timed far below its GPU's boost clock is marked (the tuner re-times such timings).
+  std::map<std::string, int> boostMHz;
+  for (const auto& g : gpus) boostMHz[g.fingerprint] = static_cast<int>(g.spec.clockKhz / 1000);
+  auto lowClock = [&](const db::StoredResult& r) {
+    auto it = boostMHz.find(r.key.gpuFingerprint);
+    return r.smClockMHz && it != boostMHz.end() && belowSustainedClock(*r.smClockMHz, it->second);
+  };
   auto present = serving::presentEnvironment(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
@@ -101,6 +111,8 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                      {"limiter", r.limiter}, {"max_error", r.maxError ? nlohmann::json(*r.maxError) : nlohmann::json()},
                      {"nvrtc_version", r.key.nvrtcVersion}, {"driver_version", r.key.driverVersion},
                      {"source_hash", r.key.sourceHash}, {"measured_at", r.measuredAt},
+                     {"sm_clock_mhz", r.smClockMHz ? nlohmann::json(*r.smClockMHz) : nlohmann::json()},
+                     {"low_clock", lowClock(r)},
                      {"stale", !stale.empty()}, {"stale_reasons", stale}});
     }
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -108,9 +120,10 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   }
   if (a.csv) {
     fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
-               "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale\n");
+               "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
+               "sm_clock_mhz,low_clock\n");
     for (const auto& [r, stale] : rows)
-      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
                  r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
                  csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
                  r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
@@ -120,23 +133,25 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                  r.dynamicSmemBytes ? std::to_string(*r.dynamicSmemBytes) : "",
                  r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
                  r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
-                 csvField(fmt::format("{}", fmt::join(stale, "; "))));
+                 csvField(fmt::format("{}", fmt::join(stale, "; "))), r.smClockMHz ? std::to_string(*r.smClockMHz) : "",
+                 lowClock(r) ? 1 : 0);
     return kExitOk;
   }
   if (rows.empty()) {
     fmt::print(stderr, "gemmtune: no results match in {}\n", shown);
     return kExitFailure;
   }
-  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5}  {:<20} {}\n", "size", "instance", "status",
-             "GFLOP/s", "median ms", "regs", "smem B", "occ", "gpu", "stale");
+  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
+             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale");
   for (const auto& [r, stale] : rows) {
     std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
                            ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
                            : "-";
-    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5}  {:<20} {}\n",
+    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n",
                fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
                r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
-               smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-", r.gpuName,
+               smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
+               orDash(r.smClockMHz, "{}") + (lowClock(r) ? " low" : ""), r.gpuName,
                stale.empty() ? "" : fmt::format("stale: {}", fmt::join(stale, ", ")));
   }
   return kExitOk;

@@ -93,6 +93,32 @@ TEST_F(dbCli, ResultsListsFailuresAndFiltersByStatus) {
   EXPECT_EQ(table.out.find("blocktile1d"), std::string::npos);
 }
 
+// A row timed far below its GPU's boost clock is marked in every output form.
+TEST_F(dbCli, ResultsMarkRowsTimedAtALowClock) {
+  {
+    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
+    SqliteStore store(database);
+    GpuSpec gpu = test::testGpu();
+    gpu.clockKhz = 1980000;
+    auto run = store.beginRun(test::testRun(gpu));
+    auto atSpeed = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000, gpu);
+    atSpeed.smClockMHz = 1980;
+    auto slow = test::okResult("smem_bs32", 4096, 4096, 4096, 9000, gpu);
+    slow.smClockMHz = 345;
+    store.recordResult(run, atSpeed);
+    store.recordResult(run, slow);
+  }
+  auto json = runCli({"results", "--db", db, "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  for (const auto& row : nlohmann::json::parse(json.out))
+    EXPECT_EQ(row["low_clock"], row["instance"] == "smem_bs32") << row.dump();
+  auto table = runCli({"results", "--db", db});
+  EXPECT_NE(table.out.find("345 low"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("1980 low"), std::string::npos) << table.out;
+  auto csv = runCli({"results", "--db", db, "--csv"});
+  EXPECT_NE(csv.out.find(",345,1\n"), std::string::npos) << csv.out;
+}
+
 TEST_F(dbCli, ResultsJudgesStaleRowsAsTheReportDoes) {
   populate();
   // Rejected by a static constraint (TM does not divide BM): a name parseName() refuses.

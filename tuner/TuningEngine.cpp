@@ -11,6 +11,7 @@
 
 #include "CandidateFilter.hpp"
 #include "CandidateSpace.hpp"
+#include "ClockRule.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
@@ -399,8 +400,7 @@ void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& com
 }
 
 bool TuningEngine::clockWasLow(const CandidateResult& r) const {
-  const int max = worker_->info().maxClockMHz;
-  return max > 0 && r.smClockMHz > 0 && r.smClockMHz * 100 < max * kLowClockPercent;
+  return belowSustainedClock(r.smClockMHz, worker_->info().maxClockMHz);
 }
 
 bool TuningEngine::hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {

@@ -55,8 +55,7 @@ class TuningEngine {
   SearchStrategy& strategyFor(const Family& family);
   // Runs short cuBLAS timings at the current size until `compile` is ready (or the run stops).
   void keepGpuWarmUntil(const std::shared_future<CompileResult>& compile);
-  // A timing taken below this share of the GPU's boost clock is taken again.
-  static constexpr int kLowClockPercent = 80;
+  // A timing taken far below the GPU's boost clock (ClockRule.hpp) is taken again.
   bool clockWasLow(const CandidateResult& r) const;
   // Whether an earlier run left a final row for this candidate at this size (resume).
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
