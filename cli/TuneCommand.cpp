@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <sstream>
 #include <csignal>
 #include <thread>
 
@@ -106,9 +108,22 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   options.commandLine = ctx.commandLine;
   auto dbPath = db::resolveDatabasePath(a.db);
 
-  std::vector<GpuSpec> gpus = resolveGpus(a.gpu);
+  // A rehearsal without a GPU (CI tests of whole sweeps, e.g. examples/slurm): the GPU is an
+  // offline profile and the worker a simulator answering with computed times
+  // (tests/fake_worker table). Rows are keyed as on that GPU, so never use it on a real store.
+  const char* simulatedGpu = std::getenv("GEMMTUNE_SIMULATED_GPU");
+  const char* simulatedWorker = std::getenv("GEMMTUNE_SIMULATED_WORKER");
+  const bool simulated = simulatedGpu && *simulatedGpu && simulatedWorker && *simulatedWorker;
+  if (simulated) {
+    std::vector<std::string> argv;
+    std::istringstream words(simulatedWorker);
+    for (std::string w; words >> w;) argv.push_back(w);
+    options.simulated = TuneOptions::SimulatedGpu{argv, 13000};
+    spdlog::warn("simulated GPU {} ($GEMMTUNE_SIMULATED_GPU): times are computed, not measured", simulatedGpu);
+  }
+  std::vector<GpuSpec> gpus = resolveGpus(simulated ? simulatedGpu : a.gpu);
   for (const auto& g : gpus) {
-    if (g.deviceIndex < 0)
+    if (g.deviceIndex < 0 && !simulated)
       throw UsageError(fmt::format("cannot tune the offline profile '{}': tuning runs on the GPU itself "
                                    "(use --gpu auto, an index, or all; `gemmtune space --gpu {}` plans offline)",
                                    g.profile, g.profile));

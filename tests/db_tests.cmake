@@ -8,3 +8,6 @@ gemmtune_add_test(db_stale_rows_test SOURCES db_stale_rows_test.cpp LIBS ${db_te
 gemmtune_add_test(db_concurrency_test SOURCES db_concurrency_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_cli_test SOURCES db_cli_test.cpp CliRunner.cpp LIBS ${db_test_libs})
 gemmtune_add_test(slurm_example_test SOURCES slurm_example_test.cpp CliRunner.cpp LIBS ${db_test_libs})
+# Its sweep runs on the tests' simulated GPU ($GEMMTUNE_SIMULATED_GPU / _WORKER).
+target_compile_definitions(slurm_example_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(slurm_example_test fake_worker)
