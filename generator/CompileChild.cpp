@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ChildExec.hpp"
 #include "Errors.hpp"
 #include "NvrtcCompiler.hpp"
 
@@ -75,26 +75,15 @@ const char* signalName(int sig) {
   }
 }
 
-// fork + exec with only async-signal-safe calls in between (the parent has many threads).
-pid_t spawn(const std::string& exe, char* const argv[]) {
+// The child reads and writes nothing on stdin/stdout (its request and error travel in files).
+pid_t spawn(char* const argv[]) {
+  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0) return -1;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid != 0) return pid;  // parent (or -1)
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the thread that waits for it
-  if (::getppid() != parent) ::_exit(kExecFailed);
-  ::setpgid(0, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
-  const int devnull = ::open("/dev/null", O_RDWR);
-  if (devnull >= 0)
-    for (int fd = 0; fd < 3; ++fd) ::dup2(devnull, fd);
-  ::close_range(3, ~0U, 0);
-  ::execv(exe.c_str(), argv);
-  ::_exit(kExecFailed);
+  if (pid == 0) execChild(parent, devnull, devnull, -1, argv);
+  ::close(devnull);
+  return pid;
 }
 
 CompileResult failed(const CompileUnit& unit, const std::string& arch, std::string why) {
@@ -113,10 +102,10 @@ ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, con
   ExchangeFiles files(requestJson(unit, arch, cache, key));
   if (files.request.empty())
     return {std::nullopt, fmt::format("cannot write a compile request under {}", std::filesystem::temp_directory_path().string())};
-  std::string arg0 = "gemmtune", cmd = "compile-unit";
-  char* argv[] = {arg0.data(), cmd.data(), files.request.data(), files.error.data(), nullptr};
+  std::string program = exe, cmd = "compile-unit";
+  char* argv[] = {program.data(), cmd.data(), files.request.data(), files.error.data(), nullptr};
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = spawn(exe, argv);
+  const pid_t pid = spawn(argv);
   if (pid < 0) return {std::nullopt, fmt::format("cannot start a compile process: {}", std::strerror(errno))};
 
   int status = 0;

@@ -27,9 +27,9 @@ struct ChildCompile {
 constexpr int kCompileDeadlineSeconds = 600;
 
 // Parent side: runs `<exe> compile-unit <request> <error file>`, which compiles `unit` for
-// `arch` and stores the result in `cache` under `key`. The child gets its own process group
-// (Ctrl-C stops the tuner's queue, not a compile half done) and dies with the thread that
-// started it.
+// `arch` and stores the result in `cache` under `key`. Started like every helper process
+// (base/ChildExec.hpp): its own process group (Ctrl-C stops the tuner's queue, not a compile
+// half done), killed with the thread that started it.
 ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, const std::string& arch,
                             const CompileCache& cache, const std::string& key, int deadlineSeconds = kCompileDeadlineSeconds);
 

@@ -8,14 +8,14 @@
 
 #include "Compiler.hpp"
 #include "FamilyRegistry.hpp"
-#include "temp_dir.hpp"
+#include "scratch_dir.hpp"
 
 using namespace gemmtune;
 namespace fs = std::filesystem;
 
 namespace {
 
-using test::TempDir;
+using TempDir = test::ScratchDir;
 
 size_t countEntries(const fs::path& dir) {
   size_t n = 0;
@@ -33,11 +33,11 @@ Config classic() { return FamilyRegistry::builtin().parseName("blocktile1d_bm64_
 
 TEST(CompileCache, SecondCompileIsAHitWithIdenticalOutput) {
   TempDir cache;
-  Compiler compiler({{}, cache.path, 1});
+  Compiler compiler({{}, cache.path(), 1});
   auto first = compiler.compile(classic(), "sm_90");
   ASSERT_TRUE(first.ok);
   EXPECT_FALSE(first.fromCache);
-  EXPECT_EQ(countEntries(cache.path), 1u);
+  EXPECT_EQ(countEntries(cache.path()), 1u);
   auto second = compiler.compile(classic(), "sm_90");
   EXPECT_TRUE(second.fromCache);
   EXPECT_EQ(second.ptx, first.ptx);
@@ -47,7 +47,7 @@ TEST(CompileCache, SecondCompileIsAHitWithIdenticalOutput) {
   EXPECT_EQ(second.sourceHash, first.sourceHash);
   // Another arch is another entry.
   EXPECT_FALSE(compiler.compile(classic(), "sm_80").fromCache);
-  EXPECT_EQ(countEntries(cache.path), 2u);
+  EXPECT_EQ(countEntries(cache.path()), 2u);
 }
 
 TEST(CompileCache, OneChangedTemplateByteMisses) {
@@ -55,16 +55,16 @@ TEST(CompileCache, OneChangedTemplateByteMisses) {
   const auto& family = *classic().family;
   std::string source = Compiler({{}, {}, 1}).unit(classic()).source;
   {
-    std::ofstream(templates.path / family.templateFile) << source;
+    std::ofstream(templates.path() / family.templateFile) << source;
   }
-  Compiler fromDir({templates.path, cache.path, 1});
+  Compiler fromDir({templates.path(), cache.path(), 1});
   EXPECT_FALSE(fromDir.compile(classic(), "sm_90").fromCache);
   EXPECT_TRUE(fromDir.compile(classic(), "sm_90").fromCache);
   // The embedded copy is byte-identical, so it shares the entry.
-  EXPECT_TRUE(Compiler({{}, cache.path, 1}).compile(classic(), "sm_90").fromCache);
+  EXPECT_TRUE(Compiler({{}, cache.path(), 1}).compile(classic(), "sm_90").fromCache);
   source.back() = source.back() == '\n' ? ' ' : '\n';
   {
-    std::ofstream(templates.path / family.templateFile) << source;
+    std::ofstream(templates.path() / family.templateFile) << source;
   }
   auto changed = fromDir.compile(classic(), "sm_90");
   EXPECT_FALSE(changed.fromCache);
@@ -73,9 +73,9 @@ TEST(CompileCache, OneChangedTemplateByteMisses) {
 
 TEST(CompileCache, DamagedEntryIsAMissAndIsRewritten) {
   TempDir cache;
-  Compiler compiler({{}, cache.path, 1});
+  Compiler compiler({{}, cache.path(), 1});
   ASSERT_TRUE(compiler.compile(classic(), "sm_90").ok);
-  for (auto& e : fs::recursive_directory_iterator(cache.path))
+  for (auto& e : fs::recursive_directory_iterator(cache.path()))
     if (e.is_regular_file()) fs::resize_file(e.path(), 10);
   auto again = compiler.compile(classic(), "sm_90");
   EXPECT_FALSE(again.fromCache);
@@ -87,7 +87,7 @@ TEST(CompileCache, CompileErrorsAreCachedToo) {
   TempDir cache;
   const auto& bt = FamilyRegistry::builtin().get("blocktile1d");
   Config bad{&bt, {64, 64, 8, 3}, false};
-  Compiler compiler({{}, cache.path, 1});
+  Compiler compiler({{}, cache.path(), 1});
   EXPECT_FALSE(compiler.compile(bad, "sm_90").ok);
   auto hit = compiler.compile(bad, "sm_90");
   EXPECT_TRUE(hit.fromCache);
@@ -99,10 +99,10 @@ TEST(CompileCache, ConcurrentWritersLeaveOneCompleteEntry) {
   TempDir cache;
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i)
-    threads.emplace_back([&] { EXPECT_TRUE(Compiler({{}, cache.path, 1}).compile(classic(), "sm_90").ok); });
+    threads.emplace_back([&] { EXPECT_TRUE(Compiler({{}, cache.path(), 1}).compile(classic(), "sm_90").ok); });
   for (auto& t : threads) t.join();
-  EXPECT_EQ(countEntries(cache.path), 1u);
-  EXPECT_TRUE(Compiler({{}, cache.path, 1}).compile(classic(), "sm_90").fromCache);
+  EXPECT_EQ(countEntries(cache.path()), 1u);
+  EXPECT_TRUE(Compiler({{}, cache.path(), 1}).compile(classic(), "sm_90").fromCache);
 }
 
 TEST(CompileCache, UnwritableDirectoryOnlyCostsSpeed) {

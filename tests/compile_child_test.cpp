@@ -10,14 +10,14 @@
 #include "CompileChild.hpp"
 #include "Compiler.hpp"
 #include "FamilyRegistry.hpp"
-#include "temp_dir.hpp"
+#include "scratch_dir.hpp"
 
 using namespace gemmtune;
 namespace fs = std::filesystem;
 
 namespace {
 
-using test::TempDir;
+using TempDir = test::ScratchDir;
 
 Config classicOf(const char* family) { return *FamilyRegistry::classic(FamilyRegistry::builtin().get(family)); }
 
@@ -48,8 +48,8 @@ int lines(const fs::path& file) {
 TEST(CompileChild, AChildCompilesWhatAThreadCompiles) {
   TempDir a, b;
   const Config c = classicOf("blocktile1d");
-  CompileResult onThread = Compiler({{}, a.path, 1}).compile(c, "sm_90");
-  Compiler inChildren({{}, b.path / "cache", 1, countingProgram(b.path, b.path / "starts")});
+  CompileResult onThread = Compiler({{}, a.path(), 1}).compile(c, "sm_90");
+  Compiler inChildren({{}, b.path() / "cache", 1, countingProgram(b.path(), b.path() / "starts")});
   CompileResult inChild = inChildren.compile(c, "sm_90");
   ASSERT_TRUE(onThread.ok) << onThread.log;
   ASSERT_TRUE(inChild.ok) << inChild.log;
@@ -59,27 +59,27 @@ TEST(CompileChild, AChildCompilesWhatAThreadCompiles) {
   EXPECT_EQ(inChild.resources.registers, onThread.resources.registers);
   EXPECT_EQ(inChild.sourceHash, onThread.sourceHash);
   EXPECT_EQ(inChildren.nvrtcCompiles(), 1);
-  EXPECT_EQ(lines(b.path / "starts"), 1);
+  EXPECT_EQ(lines(b.path() / "starts"), 1);
   EXPECT_TRUE(inChildren.compile(c, "sm_90").fromCache);  // the child's result is the cache entry
-  EXPECT_EQ(lines(b.path / "starts"), 1);
+  EXPECT_EQ(lines(b.path() / "starts"), 1);
 }
 
 TEST(CompileChild, ACompileErrorComesBackWithItsLog) {
   TempDir d;
   const Config c = classicOf("blocktile1d");
-  fs::create_directories(d.path / "templates");
-  std::ofstream(d.path / "templates" / c.family->templateFile) << "this_is_not_cuda;\n";
-  Compiler compiler({d.path / "templates", d.path / "cache", 1, countingProgram(d.path, d.path / "starts")});
+  fs::create_directories(d.path() / "templates");
+  std::ofstream(d.path() / "templates" / c.family->templateFile) << "this_is_not_cuda;\n";
+  Compiler compiler({d.path() / "templates", d.path() / "cache", 1, countingProgram(d.path(), d.path() / "starts")});
   CompileResult r = compiler.compile(c, "sm_90");
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("this_is_not_cuda"), std::string::npos) << r.log;
   EXPECT_EQ(compiler.nvrtcCompiles(), 1);
-  EXPECT_EQ(lines(d.path / "starts"), 1);
+  EXPECT_EQ(lines(d.path() / "starts"), 1);
 }
 
 TEST(CompileChild, ACrashingCompilerFailsThatCompileOnly) {
   TempDir d;
-  Compiler compiler({{}, d.path, 2, crashingProgram(d.path)});
+  Compiler compiler({{}, d.path(), 2, crashingProgram(d.path())});
   std::vector<CompileResult> rs = compiler.compileAll({classicOf("blocktile1d"), classicOf("smem")}, "sm_90");
   for (const auto& r : rs) {
     EXPECT_FALSE(r.ok);
@@ -90,7 +90,7 @@ TEST(CompileChild, ACrashingCompilerFailsThatCompileOnly) {
 
 TEST(CompileChild, AProgramThatCannotRunFallsBackToCompilingOnAThread) {
   TempDir d;
-  CompileResult r = Compiler({{}, d.path, 1, (d.path / "no-such-program").string()}).compile(classicOf("smem"), "sm_90");
+  CompileResult r = Compiler({{}, d.path(), 1, (d.path() / "no-such-program").string()}).compile(classicOf("smem"), "sm_90");
   EXPECT_TRUE(r.ok) << r.log;
 }
 
@@ -98,21 +98,21 @@ TEST(CompileChild, AProgramThatCannotRunFallsBackToCompilingOnAThread) {
 // (one warning), rather than compiling every configuration twice.
 TEST(CompileChild, AnUnwritableCacheMovesCompilingOntoThreadsOnce) {
   TempDir d;
-  std::ofstream(d.path / "file") << "not a directory";
-  Compiler compiler({{}, d.path / "file" / "cache", 1, countingProgram(d.path, d.path / "starts")});
+  std::ofstream(d.path() / "file") << "not a directory";
+  Compiler compiler({{}, d.path() / "file" / "cache", 1, countingProgram(d.path(), d.path() / "starts")});
   EXPECT_TRUE(compiler.compile(classicOf("smem"), "sm_90").ok);
   EXPECT_TRUE(compiler.compile(classicOf("blocktile1d"), "sm_90").ok);
-  EXPECT_EQ(lines(d.path / "starts"), 1);
+  EXPECT_EQ(lines(d.path() / "starts"), 1);
 }
 
 // A compile that hangs is killed at the deadline and fails that configuration only.
 TEST(CompileChild, AHungCompileIsKilledAtTheDeadline) {
   TempDir d;
-  const CompileCache cache(d.path / "cache");
+  const CompileCache cache(d.path() / "cache");
   const Config c = classicOf("smem");
-  Compiler compiler({{}, d.path / "cache", 1});
+  Compiler compiler({{}, d.path() / "cache", 1});
   const CompileUnit unit = compiler.unit(c);
-  ChildCompile r = compileInChild(script(d.path, "hangs.sh", "sleep 600"), unit, "sm_90", cache,
+  ChildCompile r = compileInChild(script(d.path(), "hangs.sh", "sleep 600"), unit, "sm_90", cache,
                                   CompileCache::key(unit, "sm_90"), 1);
   ASSERT_TRUE(r.result);
   EXPECT_FALSE(r.result->ok);

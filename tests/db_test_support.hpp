@@ -11,29 +11,12 @@
 #include <string>
 
 #include "PresentBuild.hpp"
+#include "scratch_dir.hpp"
 #include "CacheKey.hpp"
 #include "FamilyRegistry.hpp"
 #include "ResultStore.hpp"
 
 namespace gemmtune::test {
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "gemmtune-db-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ec);
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // A test with a scratch directory and the path of a database in it (not created).
 struct ScratchDbTest : ::testing::Test {

@@ -18,7 +18,7 @@ namespace {
 
 constexpr double kCompetitive = 1.02;  // within 2 % of the best so far
 
-class ModelSearch final : public SearchStrategy {
+class ModelSearch final : public OrderedSearch {
  public:
   explicit ModelSearch(int carry) : carry_(carry), patience_(std::max(4, carry / 2)) {}
   std::string name() const override { return "model"; }
@@ -35,34 +35,31 @@ class ModelSearch final : public SearchStrategy {
       }
     const bool anyHistory = std::any_of(predicted_.begin(), predicted_.end(), [](double p) { return p >= 0; });
     everything_ = carry_ <= 0 || !anyHistory;
-    order_ = classicFirst(points_);
-    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+    std::vector<size_t> order = classicFirst(points_);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (points_[a].classic != points_[b].classic) return points_[a].classic;
       const bool ka = predicted_[a] >= 0, kb = predicted_[b] >= 0;
       if (ka != kb) return ka;
       return ka && predicted_[a] < predicted_[b];
     });
+    setOrder(std::move(order));
     // Ranks among the predicted candidates, as the reasons state them.
     rank_.assign(points_.size(), 0);
     ranked_ = 0;
     for (size_t i : order_)
       if (predicted_[i] >= 0 && !points_[i].classic) rank_[i] = ++ranked_;
-    pos_ = 0;
     timed_ = 0;
     sinceCompetitive_ = 0;
     bestMs_ = 0;
     stopped_ = false;
   }
 
-  const std::vector<size_t>& plan() const override { return order_; }
-
   std::optional<size_t> next() override {
-    if (pos_ >= order_.size()) return std::nullopt;
-    if (!everything_ && timed_ >= carry_ && sinceCompetitive_ >= patience_) {
+    if (pos_ < order_.size() && !everything_ && timed_ >= carry_ && sinceCompetitive_ >= patience_) {
       stopped_ = true;
       return std::nullopt;
     }
-    return order_[pos_++];
+    return OrderedSearch::next();
   }
 
   void tell(size_t index, const Measurement& m) override {
@@ -103,8 +100,8 @@ class ModelSearch final : public SearchStrategy {
   SearchContext context_;
   std::vector<SearchPoint> points_;
   std::vector<double> predicted_;  // -1: nothing measured at a smaller size
-  std::vector<size_t> order_, rank_;
-  size_t pos_ = 0, ranked_ = 0;
+  std::vector<size_t> rank_;
+  size_t ranked_ = 0;
   int timed_ = 0, sinceCompetitive_ = 0;
   double bestMs_ = 0;
   bool everything_ = true, stopped_ = false;

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
-#include <map>
 
 #include "Errors.hpp"
 #include "Quote.hpp"
@@ -17,30 +15,35 @@ std::unique_ptr<SearchStrategy> makeRandomSearch(const StrategyOptions& options)
 
 namespace {
 
-const std::map<std::string, std::function<std::unique_ptr<SearchStrategy>(const StrategyOptions&)>>& factories() {
-  static const std::map<std::string, std::function<std::unique_ptr<SearchStrategy>(const StrategyOptions&)>> f{
+using Factory = std::unique_ptr<SearchStrategy> (*)(const StrategyOptions&);
+
+// Every strategy once, the default first: names for --help and errors, factories for tune.
+const std::vector<std::pair<std::string, Factory>>& strategies() {
+  static const std::vector<std::pair<std::string, Factory>> all{
       {"model", makeModelSearch},
       {"exhaustive", [](const StrategyOptions&) { return makeExhaustiveSearch(); }},
       {"random", makeRandomSearch},
   };
-  return f;
+  return all;
 }
 
 }  // namespace
 
 const std::vector<std::string>& strategyNames() {
-  static const std::vector<std::string> names{"model", "exhaustive", "random"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, make] : strategies()) out.push_back(name);
+    return out;
+  }();
   return names;
 }
 
 std::unique_ptr<SearchStrategy> makeStrategy(const std::string& name, const StrategyOptions& options) {
-  auto it = factories().find(name);
-  if (it == factories().end()) {
-    std::string choices;
-    for (const auto& n : strategyNames()) choices += (choices.empty() ? "" : ", ") + n;
-    throw UsageError(fmt::format("unknown search strategy {} (choose from: {})", quoteInput(name), choices));
-  }
-  return it->second(options);
+  for (const auto& [known, make] : strategies())
+    if (known == name) return make(options);
+  std::string choices;
+  for (const auto& n : strategyNames()) choices += (choices.empty() ? "" : ", ") + n;
+  throw UsageError(fmt::format("unknown search strategy {} (choose from: {})", quoteInput(name), choices));
 }
 
 int blocksToSaturate(int blocksPerSm, int warpsPerBlock) {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <thread>
 
+#include "ChildExec.hpp"
 #include "WorkerWire.hpp"
 #include "Errors.hpp"
 
@@ -27,31 +28,6 @@ int msLeft(ChildProcess::Clock::time_point deadline) {
 void closeFd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
-}
-
-// Only async-signal-safe calls between fork and exec: the parent may have other threads.
-[[noreturn]] void execChild(pid_t parent, int in, int out, int errPipe, char* const* argv) {
-  ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(126);  // the parent died before prctl took effect
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);  // the spawning thread's mask would be inherited
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &dfl, nullptr);
-  if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0) {
-    int e = errno;
-    (void)!::write(errPipe, &e, sizeof e);
-    ::_exit(127);
-  }
-  // errPipe is close-on-exec: it reads EOF in the parent exactly when exec succeeds.
-  for (int fd = 3; fd < 1024; ++fd)
-    if (fd != errPipe) ::close(fd);
-  ::execv(argv[0], argv);
-  int e = errno;
-  (void)!::write(errPipe, &e, sizeof e);
-  ::_exit(127);
 }
 
 }  // namespace
