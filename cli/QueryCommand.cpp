@@ -97,7 +97,7 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<QueryArgs>();
   auto* sub = app.add_subcommand("query", "Show the best tuned configuration for a GPU and problem size");
   addDbOption(sub, a->db);
-  sub->add_option("--gpu", a->gpu, "auto (the GPU here), or a GPU stored in the database: profile, name or part of it")
+  sub->add_option("--gpu", a->gpu, "auto (the GPU here), an index of a GPU here (e.g. 1), or a GPU stored in the database: profile, name or part of it")
       ->capture_default_str();
   sub->add_option("--size", a->size, "Square problem M = N = K, or MxNxK")->check(nonEmpty)->type_name("N");
   sub->add_option("--mnk", a->mnk, "Problem size MxNxK, e.g. 4096x2048x1024")->check(nonEmpty)->type_name("MxNxK");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +83,24 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
     auto it = boostMHz.find(r.key.gpuFingerprint);
     return r.smClockMHz && it != boostMHz.end() && belowSustainedClock(*r.smClockMHz, it->second);
   };
+  // Which GPU measured a row: its run's GPU (identical GPUs of one `tune --gpu all` share the rows
+  // of their model, each row in the run of the GPU that timed it). Named in the table only where
+  // one model has rows from several GPUs.
+  std::map<std::int64_t, std::string> uuidOfRun;
+  std::map<std::string, std::set<std::string>> uuidsOfModel;
+  for (const auto& run : store.runs()) {
+    uuidOfRun[run.id] = run.gpu.uuid;
+    if (!run.gpu.uuid.empty()) uuidsOfModel[run.gpuFingerprint].insert(run.gpu.uuid);
+  }
+  auto measuredOn = [&](const db::StoredResult& r) {
+    auto it = uuidOfRun.find(r.runId);
+    return it == uuidOfRun.end() ? std::string() : it->second;
+  };
+  auto gpuColumn = [&](const db::StoredResult& r) {
+    const std::string uuid = measuredOn(r);
+    if (uuid.empty() || uuidsOfModel[r.key.gpuFingerprint].size() < 2) return r.gpuName;
+    return fmt::format("{} [{}]", r.gpuName, uuid.substr(0, 12));
+  };
   auto present = serving::presentEnvironment(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
@@ -93,7 +112,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [r, stale] : rows) {
       out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
-                     {"run", r.runUid}, {"family", r.family}, {"instance", r.instance()},
+                     {"run", r.runUid}, {"gpu_uuid", measuredOn(r)}, {"family", r.family}, {"instance", r.instance()},
                      {"params", db::paramsForOutput(r.params)},
                      {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
                      {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
@@ -121,9 +140,9 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   if (a.csv) {
     fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
                "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
-               "sm_clock_mhz,low_clock\n");
+               "sm_clock_mhz,low_clock,gpu_uuid\n");
     for (const auto& [r, stale] : rows)
-      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
                  r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
                  csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
                  r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
@@ -134,7 +153,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                  r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
                  r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
                  csvField(fmt::format("{}", fmt::join(stale, "; "))), r.smClockMHz ? std::to_string(*r.smClockMHz) : "",
-                 lowClock(r) ? 1 : 0);
+                 lowClock(r) ? 1 : 0, csvField(measuredOn(r)));
     return kExitOk;
   }
   if (rows.empty()) {
@@ -151,7 +170,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
                r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
                smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
-               orDash(r.smClockMHz, "{}") + (lowClock(r) ? " low" : ""), r.gpuName,
+               orDash(r.smClockMHz, "{}") + (lowClock(r) ? " low" : ""), gpuColumn(r),
                stale.empty() ? "" : fmt::format("stale: {}", fmt::join(stale, ", ")));
   }
   return kExitOk;
@@ -163,7 +182,7 @@ Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<ResultsArgs>();
   auto* sub = app.add_subcommand("results", "List measured results, failures included, and which are stale");
   addDbOption(sub, a->db);
-  sub->add_option("--gpu", a->gpu, "Only this GPU: auto, or a stored profile, name or part of it");
+  sub->add_option("--gpu", a->gpu, "Only this GPU: auto, an index of a GPU here, or a stored profile, name or part of it");
   sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->check(nonEmpty)->type_name("N|MxNxK");
   sub->add_option("--family", a->family, "Only this kernel family");
   sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");

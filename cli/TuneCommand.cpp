@@ -5,6 +5,7 @@
 #include <cmath>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "FamilyHelp.hpp"
 #include "CliContext.hpp"
+#include "CacheKey.hpp"
 #include "CudaDriver.hpp"
 #include "Database.hpp"
 #include "DbPath.hpp"
@@ -121,7 +123,19 @@ int run(const TuneArgs& a, const CliContext& ctx) {
     options.simulated = TuneOptions::SimulatedGpu{argv, 13000};
     spdlog::warn("simulated GPU {} ($GEMMTUNE_SIMULATED_GPU): times are computed, not measured", simulatedGpu);
   }
-  std::vector<GpuSpec> gpus = resolveGpus(simulated ? simulatedGpu : a.gpu);
+  std::vector<GpuSpec> gpus;
+  if (simulated) {
+    // "h100,h100": a rehearsal of `--gpu all` on two GPUs of that profile.
+    std::istringstream profiles(simulatedGpu);
+    for (std::string p; std::getline(profiles, p, ',');) {
+      GpuSpec g = resolveGpu(p);
+      g.deviceIndex = static_cast<int>(gpus.size());
+      g.uuid = fmt::format("simulated-{}", gpus.size());
+      gpus.push_back(g);
+    }
+  } else {
+    gpus = resolveGpus(a.gpu);
+  }
   for (const auto& g : gpus) {
     if (g.deviceIndex < 0 && !simulated)
       throw UsageError(fmt::format("cannot tune the offline profile '{}': tuning runs on the GPU itself "
@@ -135,25 +149,35 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
 
+  // Identical GPUs share one engine and split its candidates (their results are interchangeable);
+  // different ones are tuned side by side, each by its own engine. One compiler serves them all.
+  std::vector<std::vector<GpuSpec>> groups;
+  for (auto& g : gpus) {
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<GpuSpec>& group) {
+      return db::gpuFingerprint(group.front()) == db::gpuFingerprint(g);
+    });
+    if (same == groups.end()) groups.push_back({g});
+    else same->push_back(g);
+  }
   Compiler compiler(ctx.compilerOptions());
   ProgressLine progress(spdlog::get_level() <= spdlog::level::info);
-  std::vector<GpuOutcome> outcomes(gpus.size());
-  std::vector<std::exception_ptr> errors(gpus.size());
+  std::vector<GpuOutcome> outcomes(groups.size());
+  std::vector<std::exception_ptr> errors(groups.size());
   auto tuneOne = [&](size_t i) {
     try {
       auto db = db::openStore(store, {db::OpenMode::ReadWrite});
-      TuningEngine engine(gpus[i], compiler, *db, options, progress, gStop);
+      TuningEngine engine(groups[i], compiler, *db, options, progress, gStop);
       outcomes[i] = engine.run();
     } catch (...) {
       errors[i] = std::current_exception();
       gStop = true;  // one GPU failing stops the others cleanly
     }
   };
-  if (gpus.size() == 1) {
+  if (groups.size() == 1) {
     tuneOne(0);
   } else {
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < gpus.size(); ++i) threads.emplace_back(tuneOne, i);
+    for (size_t i = 0; i < groups.size(); ++i) threads.emplace_back(tuneOne, i);
     for (auto& t : threads) t.join();
   }
   progress.clear();

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   }
 
   setupLogging(verbose ? 1 : quiet ? -1 : 0);
-  serving::setAutoGpuDetector([] { return resolveGpu("auto"); });
+  serving::setAutoGpuDetector([](std::string_view selector) { return resolveGpu(selector); });
   int code = kExitUsage;
   try {
     for (auto* sub : app.get_subcommands())

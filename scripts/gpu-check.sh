@@ -5,6 +5,7 @@
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
 #        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random)
+#        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass)
 #        (default: build gpu-tests — compile-bench compiles every family's whole space, CUTLASS's
@@ -114,6 +115,45 @@ for step in "${steps[@]}"; do
         --sizes "${SQ_SIZES:-1024..8192}" >"$out/search-quality.txt" 2>&1
       note search-quality "rc=$? ($(elapsed $t0))"
       cat "$out/search-quality.txt"
+      ;;
+    multi-gpu-one|multi-gpu)
+      # Issue 15, on a host with several GPUs: `multi-gpu-one` tunes GPU 0 alone from an empty
+      # cache and database (the baseline); `multi-gpu` tunes every GPU the same way (identical
+      # GPUs split the candidates), then kill -9s GPU 1's worker mid-run in a third run (warm
+      # cache, new database) and asks `query --gpu 1`. MG_SIZES, MG_FAMILIES narrow them.
+      gpus=$([ "$step" = multi-gpu-one ] && echo 0 || echo all)
+      mg="$build/mg-$gpus"
+      rm -rf "$mg" && mkdir -p "$mg"
+      t1=$(date +%s)
+      XDG_CACHE_HOME="$mg/cache" timeout "$(capped 540)" "$build/cli/gemmtune" tune --gpu "$gpus" \
+        --sizes "${MG_SIZES:-1024..8192}" --families "${MG_FAMILIES:-all}" --db "$mg/tune.db" \
+        >"$out/mg-$gpus.txt" 2>"$out/mg-$gpus.log"
+      note "tune --gpu $gpus" "rc=$? $(elapsed $t1) cold"
+      cat "$out/mg-$gpus.txt"
+      if [ "$step" = multi-gpu ]; then
+        "$build/cli/gemmtune" results --db "$mg/tune.db" --status ok --json >"$out/mg-results.json" 2>&1
+        python3 -c 'import json,sys,collections; rows=json.load(open(sys.argv[1])); print("ok rows per GPU:", dict(collections.Counter(r["gpu_uuid"][:12] for r in rows)))' "$out/mg-results.json" | tee "$out/mg-per-gpu.txt"
+        note "rows per GPU" "$(cat "$out/mg-per-gpu.txt")"
+        "$build/cli/gemmtune" results --db "$mg/tune.db" --status ok | head -12
+        for g in 0 1; do
+          "$build/cli/gemmtune" query --db "$mg/tune.db" --gpu $g --size 4096 >"$out/mg-query-$g.txt" 2>&1
+          note "query --gpu $g" "rc=$? $(head -1 "$out/mg-query-$g.txt")"
+        done
+        # kill -9 of one worker mid-run: its GPU's worker restarts, the other GPU goes on.
+        t1=$(date +%s)
+        XDG_CACHE_HOME="$mg/cache" timeout "$(capped 300)" "$build/cli/gemmtune" tune --gpu all \
+          --sizes "${MG_SIZES:-1024..8192}" --families "${MG_FAMILIES:-all}" --db "$mg/kill.db" \
+          >"$out/mg-kill.txt" 2>"$out/mg-kill.log" &
+        tunepid=$!
+        sleep "${MG_KILL_AFTER:-20}"
+        victim=$(pgrep -f "worker --gpu 1" | head -1)
+        [ -n "$victim" ] && kill -9 "$victim"
+        wait $tunepid
+        note "kill -9 worker" "pid ${victim:-none}: tune rc=$? $(elapsed $t1); $(grep -c 'measuring it again' "$out/mg-kill.log") re-measured"
+        grep -E "worker|again|dropped" "$out/mg-kill.log" | head -5
+        grep -E "size\(s\) in" "$out/mg-kill.txt"
+        "$build/cli/gemmtune" results --db "$mg/kill.db" --status worker_died 2>&1 | head -3
+      fi
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1

@@ -46,16 +46,26 @@ SelectedGpu fromStored(const StoredGpu& g) {
 
 void setAutoGpuDetector(GpuDetector detector) { autoDetector() = std::move(detector); }
 
-GpuSpec detectGpuForAuto() {
-  if (!autoDetector()) throw NoGpuError("--gpu auto needs GPU detection, which this build does not provide");
-  return autoDetector()();
+GpuSpec detectGpu(std::string_view selector) {
+  if (!autoDetector())
+    throw NoGpuError(fmt::format("--gpu {} needs GPU detection, which this build does not provide", selector));
+  return autoDetector()(selector);
 }
 
 SelectedGpu selectGpu(const ResultStore& store, std::string_view selector) {
   auto gpus = store.gpus();
+  const bool index = !selector.empty() && selector.size() <= 2 &&
+                     std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (index) {  // a GPU of this machine by its index: no fallback, the user named a device
+    GpuSpec spec = detectGpu(selector);
+    SelectedGpu out{spec, gpuFingerprint(spec), std::nullopt, true};
+    for (const auto& g : gpus)
+      if (g.fingerprint == out.fingerprint) out.stored = g;
+    return out;
+  }
   if (selector == "auto") {
     try {
-      GpuSpec spec = detectGpuForAuto();
+      GpuSpec spec = detectGpu("auto");
       SelectedGpu out{spec, gpuFingerprint(spec), std::nullopt, true};
       for (const auto& g : gpus)
         if (g.fingerprint == out.fingerprint) out.stored = g;

@@ -18,11 +18,12 @@ namespace gemmtune::serving {
 // Serving reads what db stores.
 using namespace gemmtune::db;
 
-using GpuDetector = std::function<GpuSpec()>;
+// Detects a GPU of this machine: "auto" (the current one) or a driver index ("1").
+using GpuDetector = std::function<GpuSpec(std::string_view selector)>;
 
-// The `--gpu auto` hook. Until one is registered, detectGpuForAuto() throws NoGpuError.
+// The `--gpu auto` / `--gpu INDEX` hook. Until one is registered, detectGpu() throws NoGpuError.
 void setAutoGpuDetector(GpuDetector detector);
-GpuSpec detectGpuForAuto();
+GpuSpec detectGpu(std::string_view selector = "auto");
 
 struct SelectedGpu {
   GpuSpec spec;                    // limits to validate against: live when detected, else stored
@@ -32,7 +33,8 @@ struct SelectedGpu {
 };
 
 // Throws UsageError when the selector matches no stored GPU or several different ones.
-// `auto` without a detector falls back to the only GPU in the database, if there is exactly one.
+// `auto` without a detector falls back to the only GPU in the database, if there is exactly one;
+// a number is the GPU of that index on this machine (`query --gpu 1` after `tune --gpu all`).
 SelectedGpu selectGpu(const ResultStore& store, std::string_view selector);
 
 // "4096" (M = N = K) or "4096x2048x1024"; throws UsageError.

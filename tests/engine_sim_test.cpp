@@ -3,7 +3,11 @@
 // sharding decide can be tested without a GPU.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <atomic>
+#include <thread>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
@@ -15,6 +19,7 @@
 #include "TuningEngine.hpp"
 #include "search/SearchStrategy.hpp"
 #include "CliRunner.hpp"
+#include "engine_cli_process.hpp"
 #include "db_test_support.hpp"
 #include "pg_server.hpp"
 
@@ -33,6 +38,7 @@ struct Search {
   bool resume = true;
   bool prune = false;
   const char* gpu = "table";  // the fake worker's mode
+  int gpus = 1;               // identical simulated GPUs sharing the run; each worker's state in gpu<i>/
 };
 
 class EngineSim : public ::testing::Test {
@@ -62,12 +68,21 @@ class EngineSim : public ::testing::Test {
     options.budgetSec = search.budgetSec;
     options.resume = search.resume;
     options.filter.prune = search.prune;
-    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, search.gpu, dir_.path().string()}, 13000};
+    const std::string state = search.gpus == 1 ? dir_.path().string() : (dir_.path() / "gpu{device}").string();
+    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, search.gpu, state}, 13000};
     options.commandLine = "engine_sim_test";
     if (shard) options.units = unitsOf(workUnits(options.sizes, options.families), *shard);
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
-    TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
+    std::vector<GpuSpec> gpus;
+    for (int i = 0; i < search.gpus; ++i) {
+      gpus.push_back(resolveGpu("h100"));
+      if (search.gpus > 1) {
+        gpus.back().deviceIndex = i;
+        gpus.back().uuid = "simulated-" + std::to_string(i);
+      }
+    }
+    TuningEngine engine(gpus, compiler, *store, options, progress, stop);
     return engine.run();
   }
 
@@ -105,6 +120,126 @@ TEST_F(EngineSim, ShardsTogetherMeasureExactlyWhatOneRunDoes) {
   }
   EXPECT_EQ(okRows(sharded), expected);  // the union
   EXPECT_EQ(perShard, expected);         // and no unit measured by two shards
+}
+
+// Ok rows per measuring GPU (the uuid of the row's run).
+std::map<std::string, int> okRowsPerGpu(const fs::path& dbPath) {
+  auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
+  std::map<std::int64_t, std::string> uuidOfRun;
+  for (const auto& run : store->runs()) uuidOfRun[run.id] = run.gpu.uuid;
+  std::map<std::string, int> out;
+  for (const auto& r : store->results({}))
+    if (r.status == "ok") out[uuidOfRun.at(r.runId)]++;
+  return out;
+}
+
+// Two identical GPUs (tune --gpu all) split the candidates: together they time exactly what one
+// GPU alone times, both of them measuring, each row in the run of the GPU that measured it.
+TEST_F(EngineSim, IdenticalGpusShareTheCandidatesAndEachRowNamesItsGpu) {
+  const fs::path one = dir_.path() / "one.db", two = dir_.path() / "two.db";
+  GpuOutcome alone = tune(one);
+  Search pair;
+  pair.gpus = 2;
+  GpuOutcome both = tune(two, std::nullopt, pair);
+  EXPECT_EQ(both.deviceIndices, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(both.lostDevices.empty());
+  EXPECT_EQ(okRows(two), okRows(one));
+  const auto perGpu = okRowsPerGpu(two);
+  ASSERT_EQ(perGpu.size(), 2u);
+  EXPECT_GT(perGpu.at("simulated-0"), 5);
+  EXPECT_GT(perGpu.at("simulated-1"), 5);
+  for (size_t s = 0; s < alone.sizes.size(); ++s) EXPECT_EQ(both.sizes.at(s).bestInstance, alone.sizes[s].bestInstance);
+}
+
+// A GPU that falls sick mid-run (its worker crashes, then fails the canary on every restart)
+// drops out; the other GPU measures the rest, the candidate in flight included: nothing is lost.
+TEST_F(EngineSim, AGpuLostMidRunLeavesItsWorkToTheOther) {
+  const fs::path one = dir_.path() / "one.db", two = dir_.path() / "two.db";
+  tune(one);
+  fs::create_directories(dir_.path() / "gpu1");
+  std::ofstream(dir_.path() / "gpu1" / "sick-after") << 6;
+  Search pair;
+  pair.gpus = 2;
+  GpuOutcome out = tune(two, std::nullopt, pair);
+  EXPECT_EQ(out.lostDevices, (std::vector<int>{1}));
+  EXPECT_FALSE(out.interrupted);
+  EXPECT_EQ(okRows(two), okRows(one));
+  const auto perGpu = okRowsPerGpu(two);
+  EXPECT_GT(perGpu.at("simulated-1"), 0);  // measured before it fell sick (finalists are re-timed on GPU 0)
+  EXPECT_LE(perGpu.at("simulated-1"), 5);
+}
+
+// A worker killed from outside (the OOM killer, kill -9) blames no kernel: the candidate it was
+// timing is measured again on the restarted worker and ends ok.
+TEST_F(EngineSim, ACandidateWhoseWorkerWasKilledIsMeasuredAgain) {
+  const fs::path one = dir_.path() / "one.db", killed = dir_.path() / "killed.db";
+  tune(one);
+  Search search;
+  search.gpus = 2;  // state per GPU: only GPU 0's worker is killed
+  fs::create_directories(dir_.path() / "gpu0");
+  std::ofstream(dir_.path() / "gpu0" / "kill-at") << 4;
+  GpuOutcome out = tune(killed, std::nullopt, search);
+  EXPECT_TRUE(out.lostDevices.empty());
+  EXPECT_GE(out.workerRestarts, 1);
+  EXPECT_EQ(okRows(killed), okRows(one));
+  for (const auto& [m, rows] : {std::pair{256LL, statuses(killed, 256)}, std::pair{512LL, statuses(killed, 512)}})
+    for (const auto& [instance, status] : rows) EXPECT_NE(status, "worker_died") << instance << " at " << m;
+}
+
+// `tune --gpu all` on two identical GPUs from the command line (a simulated pair): Ctrl-C stops
+// both workers and keeps every row; the same command then resumes and finishes, and its table
+// names both GPUs.
+TEST_F(EngineSim, TuneOnTwoGpusStopsBothOnCtrlCAndTheSameCommandFinishes) {
+  const fs::path db = dir_.path() / "pair.db";
+  const std::vector<std::string> args{"tune",       "--sizes", "256,512",    "--families", "smem,blocktile2d",
+                                      "--strategy", "exhaustive", "--db", db.string()};
+  const std::vector<std::string> env{
+      "GEMMTUNE_SIMULATED_GPU=h100,h100",
+      "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " + (dir_.path() / "gpu{device}").string(),
+      "XDG_CACHE_HOME=" + (dir_.path() / "cache").string()};
+  std::multiset<std::string> before;
+  {
+    CliProcess tune(args, env, dir_.path());
+    // Until both GPUs have measured a few candidates (the database appears with the first row).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    for (;;) {
+      std::map<std::string, int> perGpu;
+      try {
+        if (fs::exists(db)) perGpu = okRowsPerGpu(db);
+      } catch (const std::exception&) {  // mid-write: read again
+      }
+      if (perGpu.size() == 2 && perGpu.begin()->second >= 2 && perGpu.rbegin()->second >= 2) break;
+      ASSERT_TRUE(tune.running()) << tune.err();
+      ASSERT_LT(std::chrono::steady_clock::now(), until) << "both GPUs never measured";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    tune.signal(SIGINT);
+    const auto code = tune.wait(std::chrono::seconds(60));
+    ASSERT_TRUE(code) << "tune did not stop on SIGINT";
+    EXPECT_EQ(*code, 130) << tune.err();
+    EXPECT_NE(tune.err().find("interrupted"), std::string::npos) << tune.err();
+  }
+  for (const char* gpu : {"gpu0", "gpu1"}) {  // both workers gone
+    std::ifstream pids(dir_.path() / gpu / "pids");
+    for (pid_t pid; pids >> pid;) EXPECT_NE(::kill(pid, 0), 0) << gpu << " worker " << pid << " survived";
+  }
+  before = okRows(db);
+  ASSERT_FALSE(before.empty());
+
+  const CliOutput again = runCli(args, env);
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.out.find("2x NVIDIA H100"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("(GPUs 0, 1)"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("resumed)"), std::string::npos) << again.out;
+  const auto after = okRows(db);
+  for (const auto& row : before) EXPECT_EQ(after.count(row), 1u) << row << " was lost";
+  EXPECT_GT(after.size(), before.size());
+
+  // `results` names the GPU that measured each row: both appear.
+  const CliOutput results = runCli({"results", "--db", db.string(), "--status", "ok"});
+  ASSERT_EQ(results.exitCode, 0) << results.err;
+  EXPECT_NE(results.out.find("[simulated-0]"), std::string::npos) << results.out;
+  EXPECT_NE(results.out.find("[simulated-1]"), std::string::npos) << results.out;
 }
 
 TEST_F(EngineSim, TheSimulatedGpuRanksCandidatesTheSameWayEveryRun) {

@@ -7,7 +7,7 @@ gemmtune_add_test(engine_gpu_test SOURCES engine_gpu_test.cpp engine_cli_process
 gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_process.cpp engine_db_checks.cpp
                   LIBS gemmtune_tuner)
 # The engine on a simulated GPU (fake_worker's table mode): search and sharding without a GPU.
-gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp engine_cli_process.cpp LIBS gemmtune_tuner)
 target_compile_definitions(engine_sim_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(engine_sim_test fake_worker)
 

@@ -7,11 +7,16 @@
 // noncbor-on-run, fault-on-run, refuse-run, exit-after-canary, crash-then-sick, table (a
 // simulated GPU: see simulatedMs), cold-table (the same, but every instance's first timing is
 // taken at 345 MHz of the 1980 MHz boost clock, as on a GPU left idle while NVRTC works).
+// STATE_DIR is created if missing. A GPU that falls sick mid-run: with a file STATE_DIR/sick-after
+// holding N, a table worker crashes at its N-th timing, and every later start fails its canary.
+// A worker killed from outside: with STATE_DIR/kill-at holding N, the worker SIGKILLs itself at
+// its N-th timing, once.
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -25,6 +30,20 @@ namespace {
 std::string mode, stateDir;
 
 void note(const std::string& what) { std::ofstream(stateDir + "/log", std::ios::app) << what << "\n"; }
+
+int count(const std::string& what) {
+  int n = 0;
+  std::ifstream in(stateDir + "/log");
+  for (std::string line; std::getline(in, line);) n += line.rfind(what, 0) == 0;
+  return n;
+}
+
+// The N of STATE_DIR/sick-after, or 0.
+int sickAfter() {
+  int n = 0;
+  std::ifstream(stateDir + "/sick-after") >> n;
+  return n;
+}
 
 int starts() {
   int n = 0;
@@ -98,7 +117,9 @@ int main(int argc, char** argv) {
   if (argc < 3) return 2;
   mode = argv[1];
   stateDir = argv[2];
-  const bool sickStart = mode == "crash-then-sick" && starts() >= 1;
+  std::filesystem::create_directories(stateDir);
+  const bool sickStart = (mode == "crash-then-sick" && starts() >= 1) ||
+                         (sickAfter() > 0 && std::filesystem::exists(stateDir + "/sick"));
   note("start");
   std::ofstream(stateDir + "/pids", std::ios::app) << ::getpid() << "\n";
   if (mode == "no-gpu") {
@@ -148,6 +169,16 @@ int main(int argc, char** argv) {
       if (mode == "cold-table" && op == "run" && timedOnce.insert(instance + std::to_string(problem.M)).second) {
         r.smClockMHz = 345;
         r.medianMs = r.minMs = r.medianMs * 1980 / 345;
+      }
+      if (op == "run" && sickAfter() > 0 && count("run ") + 1 >= sickAfter()) {
+        std::ofstream(stateDir + "/sick") << "sick\n";
+        ::abort();
+      }
+      int killAt = 0;
+      std::ifstream(stateDir + "/kill-at") >> killAt;
+      if (op == "run" && killAt > 0 && count("run ") + 1 == killAt && count("killed") == 0) {
+        note("killed");
+        ::kill(::getpid(), SIGKILL);
       }
       note(op + " " + instance + " " + std::to_string(problem.M));
       reply(wire::resultReply(r, false));

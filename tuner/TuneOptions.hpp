@@ -42,7 +42,8 @@ struct TuneOptions {
   std::string commandLine;
   // Tests of the search on machines without a GPU: a worker command instead of `<selfExe> worker`
   // (tests/fake_worker's `table` mode answers with times computed from the instance and problem)
-  // and the driver version rows are keyed with.
+  // and the driver version rows are keyed with. "{device}" in an argument becomes the index of
+  // the GPU the worker plays (several simulated GPUs: GEMMTUNE_SIMULATED_GPU=h100,h100).
   struct SimulatedGpu {
     std::vector<std::string> workerArgv;
     int driverVersion = 13000;

@@ -31,9 +31,11 @@ struct SizeOutcome {
 
 struct GpuOutcome {
   std::string gpuName;
+  std::vector<int> deviceIndices;    // the identical GPUs that shared the work (-1: simulated/offline)
+  std::vector<int> lostDevices;      // of those, the ones that dropped out (canary kept failing)
   std::vector<SizeOutcome> sizes;
   double wallSeconds = 0;
-  double gpuBusySeconds = 0;         // wall time the worker spent on requests
+  double gpuBusySeconds = 0;         // wall time the workers spent on requests, summed over the GPUs
   int workerRestarts = 0;
   int warmKeepingRuns = 0;  // short cuBLAS runs that held the GPU's clock while NVRTC worked
   bool interrupted = false;

@@ -10,6 +10,22 @@ namespace {
 
 double tflops(const GemmShape& s, double ms) { return ms > 0 ? s.flops() / (ms * 1e-3) / 1e12 : 0; }
 
+// "NVIDIA H200" or "2× NVIDIA H200 (GPUs 0, 1)"; busy is per GPU.
+std::string gpuLabel(const GpuOutcome& g) {
+  if (g.deviceIndices.size() < 2) return g.gpuName;
+  std::string ids;
+  for (int d : g.deviceIndices) {
+    ids += fmt::format("{}{}", ids.empty() ? "" : ", ", d);
+    if (std::find(g.lostDevices.begin(), g.lostDevices.end(), d) != g.lostDevices.end()) ids += " lost";
+  }
+  return fmt::format("{}x {} (GPUs {})", g.deviceIndices.size(), g.gpuName, ids);
+}
+
+double busyPercent(const GpuOutcome& g) {
+  const double gpus = static_cast<double>(std::max<size_t>(1, g.deviceIndices.size()));
+  return g.wallSeconds > 0 ? 100 * g.gpuBusySeconds / gpus / g.wallSeconds : 0;
+}
+
 std::string counts(const FamilyOutcome& f) {
   std::string out;
   for (const auto& [status, n] : f.statusCounts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, status);
@@ -21,9 +37,9 @@ std::string counts(const FamilyOutcome& f) {
 std::string formatTuneTable(const std::vector<GpuOutcome>& outcomes) {
   std::string out;
   for (const auto& g : outcomes) {
-    out += fmt::format("{}: {} size(s) in {:.1f} s wall, GPU busy {:.0f} %, {} worker restart(s){}\n", g.gpuName,
-                       g.sizes.size(), g.wallSeconds, g.wallSeconds > 0 ? 100 * g.gpuBusySeconds / g.wallSeconds : 0,
-                       g.workerRestarts, g.interrupted ? " (interrupted: run again to resume)" : "");
+    out += fmt::format("{}: {} size(s) in {:.1f} s wall, GPU busy {:.0f} %, {} worker restart(s){}\n", gpuLabel(g),
+                       g.sizes.size(), g.wallSeconds, busyPercent(g), g.workerRestarts,
+                       g.interrupted ? " (interrupted: run again to resume)" : "");
     for (const auto& s : g.sizes) {
       out += fmt::format("\nsize {}  cuBLAS {}  ({} timed, {} resumed)\n", s.shape.str(),
                          s.cublasMs ? fmt::format("{:.1f} TFLOP/s", tflops(s.shape, *s.cublasMs)) : "n/a", s.timed,
@@ -70,7 +86,8 @@ nlohmann::json tuneJson(const std::vector<GpuOutcome>& outcomes) {
       if (!s.bestInstance.empty()) js["best"] = {{"instance", s.bestInstance}, {"median_ms", s.bestMs}};
       sizes.push_back(js);
     }
-    gpus.push_back({{"gpu", g.gpuName}, {"sizes", sizes}, {"wall_seconds", g.wallSeconds},
+    gpus.push_back({{"gpu", g.gpuName}, {"devices", g.deviceIndices}, {"lost_devices", g.lostDevices},
+                    {"sizes", sizes}, {"wall_seconds", g.wallSeconds},
                     {"gpu_busy_seconds", g.gpuBusySeconds}, {"worker_restarts", g.workerRestarts},
                     {"interrupted", g.interrupted}});
   }

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "CandidateFilter.hpp"
 #include "CandidateSpace.hpp"
@@ -67,8 +70,22 @@ std::string statusClass(const std::string& status) { return status.substr(0, sta
 
 TuningEngine::TuningEngine(GpuSpec gpu, Compiler& compiler, db::ResultStore& store, const TuneOptions& options,
                            ProgressLine& progress, const std::atomic<bool>& stop)
-    : gpu_(std::move(gpu)), compiler_(compiler), store_(store), options_(options), progress_(progress),
-      stop_(stop) {}
+    : TuningEngine(std::vector<GpuSpec>{std::move(gpu)}, compiler, store, options, progress, stop) {}
+
+TuningEngine::TuningEngine(std::vector<GpuSpec> gpus, Compiler& compiler, db::ResultStore& store,
+                           const TuneOptions& options, ProgressLine& progress, const std::atomic<bool>& stop)
+    : compiler_(compiler), store_(store), options_(options), progress_(progress), stop_(stop) {
+  if (gpus.empty()) throw Error("TuningEngine needs at least one GPU");
+  gpu_ = gpus.front();
+  for (auto& g : gpus) {
+    if (db::gpuFingerprint(g) != db::gpuFingerprint(gpu_))
+      throw Error(fmt::format("GPUs {} and {} differ ({} / {}): tune them separately", gpu_.deviceIndex, g.deviceIndex,
+                              gpu_.name, g.name));
+    Lane lane;
+    lane.gpu = std::move(g);
+    lanes_.push_back(std::move(lane));
+  }
+}
 
 TuningEngine::~TuningEngine() = default;
 
@@ -99,9 +116,9 @@ double TuningEngine::deadlineSec(const GemmShape& s, const TimingPolicy& policy)
 
 bool TuningEngine::overBudget() const { return options_.budgetSec > 0 && sizeGpuSec_ > options_.budgetSec; }
 
-void TuningEngine::record(const db::ResultRecord& rec) {
+void TuningEngine::record(const db::ResultRecord& rec, std::int64_t runId) {
   try {
-    store_.recordResult(runId_, rec);
+    store_.recordResult(runId, rec);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -115,16 +132,26 @@ GpuOutcome TuningEngine::run() {
   outcome.gpuName = gpu_.name;
   driverVersion_ = options_.simulated ? options_.simulated->driverVersion : CudaDriver::get().version();
   gpuId_ = store_.recordGpu(gpu_);
-  db::RunInfo info;
-  info.gpu = gpu_;
-  info.driverVersion = driverVersion_;
-  info.nvrtcVersion = NvrtcCompiler::version();
-  info.commandLine = options_.commandLine;
-  runId_ = store_.beginRun(info);
-
-  worker_ = options_.simulated ? std::make_unique<WorkerClient>(options_.simulated->workerArgv)
-                               : std::make_unique<WorkerClient>(gpu_.deviceIndex, options_.selfExe);
-  spdlog::debug("worker on GPU {} ({}) ready", gpu_.deviceIndex, worker_->info().name);
+  for (Lane& lane : lanes_) {  // one run per GPU: a row names the GPU that measured it
+    db::RunInfo info;
+    info.gpu = lane.gpu;
+    info.driverVersion = driverVersion_;
+    info.nvrtcVersion = NvrtcCompiler::version();
+    info.commandLine = options_.commandLine;
+    lane.runId = store_.beginRun(info);
+  }
+  onLanes([&](Lane& lane) {
+    if (options_.simulated) {
+      std::vector<std::string> argv = options_.simulated->workerArgv;
+      for (auto& arg : argv)  // "{device}": which simulated GPU this worker plays
+        for (size_t at; (at = arg.find("{device}")) != std::string::npos;)
+          arg.replace(at, 8, std::to_string(lane.gpu.deviceIndex));
+      lane.worker = std::make_unique<WorkerClient>(argv);
+    } else {
+      lane.worker = std::make_unique<WorkerClient>(lane.gpu.deviceIndex, options_.selfExe);
+    }
+    spdlog::debug("worker on GPU {} ({}) ready", lane.gpu.deviceIndex, lane.worker->info().name);
+  });
 
   // Smallest first: each size carries its best candidates to the next larger one.
   std::vector<GemmShape> order = options_.sizes;
@@ -142,14 +169,61 @@ GpuOutcome TuningEngine::run() {
   for (const auto& s : options_.sizes)
     if (auto it = bySize.find(s.str()); it != bySize.end()) outcome.sizes.push_back(it->second);
 
-  store_.endRun(runId_);
   outcome.interrupted = interrupted_ || stop_;
-  outcome.workerRestarts = worker_->restarts();
-  outcome.warmKeepingRuns = warmKeepingRuns_;
+  for (Lane& lane : lanes_) {
+    store_.endRun(lane.runId);
+    outcome.deviceIndices.push_back(lane.gpu.deviceIndex);
+    if (lane.lost) outcome.lostDevices.push_back(lane.gpu.deviceIndex);
+    outcome.warmKeepingRuns += lane.warmKeepingRuns;
+    if (lane.worker) outcome.workerRestarts += lane.worker->restarts();
+    lane.worker.reset();
+  }
   outcome.gpuBusySeconds = gpuBusySec_;
   outcome.wallSeconds = secondsSince(start);
-  worker_.reset();
   return outcome;
+}
+
+TuningEngine::Lane& TuningEngine::firstLane() {
+  for (Lane& lane : lanes_)
+    if (!lane.lost) return lane;
+  throw GpuUnhealthyError("every GPU of the group was lost");  // onLanes rethrows before this
+}
+
+void TuningEngine::onLanes(const std::function<void(Lane&)>& work) {
+  std::vector<Lane*> live;
+  for (Lane& lane : lanes_)
+    if (!lane.lost) live.push_back(&lane);
+  std::vector<std::exception_ptr> errors(live.size());
+  auto one = [&](size_t i) {
+    try {
+      work(*live[i]);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  if (lanes_.size() == 1) {
+    one(0);
+  } else {
+    std::vector<std::future<void>> done;
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (!live[i]->thread) live[i]->thread = std::make_unique<ThreadPool>(1);
+      done.push_back(live[i]->thread->submit([&one, i] { one(i); }));
+    }
+    for (auto& d : done) d.get();
+  }
+  std::exception_ptr unhealthy;
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (!errors[i]) continue;
+    try {
+      std::rethrow_exception(errors[i]);
+    } catch (const GpuUnhealthyError& e) {
+      live[i]->lost = true;
+      unhealthy = errors[i];
+      spdlog::warn("GPU {} dropped out of the run: {}", live[i]->gpu.deviceIndex, e.what());
+    }  // anything else propagates as it is
+  }
+  if (unhealthy && std::all_of(lanes_.begin(), lanes_.end(), [](const Lane& l) { return l.lost; }))
+    std::rethrow_exception(unhealthy);
 }
 
 void TuningEngine::prefetchFirstSizes(const std::vector<GemmShape>& order) {
@@ -187,17 +261,24 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
       if (db::isFinalStatus(r.status)) stored_.emplace(r.cacheKeyHash, std::move(r));
   }
 
-  auto t0 = Clock::now();
   currentShape_ = shape;
-  worker_->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
-  // cuBLAS goes first at every size, with a long warm-up: it brings the GPU to its boost clock
-  // (it idles far below) before any candidate is timed.
+  // cuBLAS goes first at every size, with a long warm-up: it brings each GPU to its boost clock
+  // (it idles far below) before any candidate is timed. The first GPU's is the size's baseline.
   TimingPolicy baselinePolicy = options_.timing;
   baselinePolicy.bestSoFarMs = 0;
   baselinePolicy.warmupMs = 300;
   baselinePolicy.budgetMs = 300;
-  CandidateResult cub = worker_->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
-  gpuBusySec_ += secondsSince(t0);
+  std::map<const Lane*, CandidateResult> baselines;
+  onLanes([&](Lane& lane) {
+    auto t0 = Clock::now();
+    lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
+    std::lock_guard lock(mutex_);
+    gpuBusySec_ += secondsSince(t0);
+    baselines[&lane] = cub;
+  });
+  Lane& first = firstLane();
+  const CandidateResult& cub = baselines[&first];
   if (cub.status == kStatusOk) {
     out.cublasMs = cub.medianMs;
   } else {
@@ -217,12 +298,13 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
 
   if (!stop_) retimeFinalists(shape, timed, out);
 
-  if (out.cublasMs) {
+  for (auto& [lane, result] : baselines) {
+    if (lane->lost || result.status != kStatusOk) continue;
     db::BaselineRecord b;
     b.problem = db::ProblemKey{shape.M, shape.N, shape.K, "nn", "any"};
-    b.medianMs = *out.cublasMs;
-    b.libraryVersion = std::to_string(worker_->info().cublasVersion);
-    store_.recordBaseline(runId_, b);
+    b.medianMs = lane == &firstLane() && out.cublasMs ? *out.cublasMs : result.medianMs;  // re-timed with the finalists
+    b.libraryVersion = std::to_string(lane->worker->info().cublasVersion);
+    store_.recordBaseline(lane->runId, b);
   }
 
   // Per-family best.
@@ -307,53 +389,105 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       if (!compiles[i].valid()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
     }
   };
-  auto finishCompile = [&](size_t i) {
-    if (!compiles[i].valid()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
-    keepGpuWarmUntil(compiles[i]);
-    auto compiled = std::make_shared<const CompileResult>(compiles[i].get());
-    srcHashes[i] = compiled->sourceHash;
-    checkAfterCompile(cands[i], gpu_, compiled, shape, options_.filter);
-  };
-
   std::vector<bool> handled(indexOf.size(), false);
   double bestMs = 0;
   bool classicDone = std::none_of(indexOf.begin(), indexOf.end(), [&](size_t i) { return isClassic(cands[i].config); });
   auto sizeStart = Clock::now();
-  int measured = 0, proposed = 0;
-  for (;;) {
-    // Once the budget is spent (the classic configuration is still timed), the rest is pruned:budget.
-    if (overBudget() && classicDone) break;
-    std::optional<size_t> proposal = strategy.next();
-    if (!proposal) break;
-    if (stop_) {
-      interrupted_ = true;
-      compiler_.cancelPending();
-      break;
+  const int timedBefore = out.timed;
+  int proposed = 0, inFlight = 0;
+  std::deque<size_t> requeued;      // proposals a lost GPU left unmeasured
+  std::condition_variable settled;  // a proposal in flight was told (or given back)
+  // Each GPU of the group runs this loop; they share the strategy and everything else under
+  // mutex_, which is released only while a compile or the GPU works.
+  auto laneLoop = [&](Lane& lane) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      // Once the budget is spent (the classic configuration is still timed), the rest is pruned:budget.
+      if (overBudget() && classicDone) break;
+      if (stop_ || interrupted_) {
+        interrupted_ = true;
+        compiler_.cancelPending();
+        break;
+      }
+      std::optional<size_t> proposal;
+      if (!requeued.empty()) {
+        proposal = requeued.front();
+        requeued.pop_front();
+      } else {
+        proposal = strategy.next();
+      }
+      if (!proposal) {
+        if (inFlight == 0) break;
+        settled.wait(lock);  // the strategy may want more once the results in flight are told
+        continue;
+      }
+      if (handled.at(*proposal)) continue;  // a strategy proposes each point once; never time one twice
+      handled[*proposal] = true;
+      ++inFlight;
+      compileAhead(static_cast<size_t>(++proposed));
+      const size_t i = indexOf[*proposal];
+      Candidate& c = cands[i];
+      try {
+        if (!compiles[i].valid()) compiles[i] = compiler_.submit(c.config, gpu_.arch());
+        std::shared_future<CompileResult> compile = compiles[i];
+        lock.unlock();
+        keepGpuWarmUntil(compile, lane);
+        std::shared_ptr<const CompileResult> compiled;
+        try {
+          compiled = std::make_shared<const CompileResult>(compile.get());
+        } catch (const std::future_error&) {
+          // Dropped by another lane's cancelPending: the run is stopping; a resumed run measures it.
+          lock.lock();
+          interrupted_ = true;
+          --inFlight;
+          settled.notify_all();
+          break;
+        }
+        lock.lock();
+        compiles[i] = {};
+        srcHashes[i] = compiled->sourceHash;
+        checkAfterCompile(c, gpu_, compiled, shape, options_.filter);
+        const bool yardstick = isClassic(c.config);
+        Measurement m;
+        if (c.occupancy) m.blocksPerSm = c.occupancy->blocksPerSm;
+        if (c.accepted() || (c.stage == CandidateStage::Pruned && hasStoredRow(c, srcHashes[i], shape))) {
+          const size_t timedCount = timed.size();
+          m.medianMs = timeCandidate(c, srcHashes[i], shape, yardstick, bestMs, out, fo, timed, progress, lane, lock);
+          if (interrupted_) {
+            --inFlight;
+            settled.notify_all();
+            break;
+          }
+          const bool complete = timed.size() > timedCount && !timed.back().partial;
+          if (m.medianMs && complete && (bestMs == 0 || *m.medianMs < bestMs)) bestMs = *m.medianMs;
+        } else {
+          recordCandidate(c, srcHashes[i], shape, fo, progress);
+        }
+        classicDone = classicDone || yardstick;
+        strategy.tell(*proposal, m);
+        --inFlight;
+        settled.notify_all();
+        const int measured = out.timed - timedBefore;
+        if (measured > 0) progress.etaSeconds = secondsSince(sizeStart) / measured * strategy.expectedRemaining();
+        progress_.update(progress);
+      } catch (const GpuUnhealthyError&) {
+        // This GPU is gone (onLanes drops it): another one measures the candidate.
+        if (!lock.owns_lock()) lock.lock();
+        handled[*proposal] = false;
+        requeued.push_back(*proposal);
+        --inFlight;
+        settled.notify_all();
+        throw;
+      } catch (...) {
+        if (!lock.owns_lock()) lock.lock();
+        interrupted_ = true;  // an error ends every lane's loop; onLanes rethrows it
+        --inFlight;
+        settled.notify_all();
+        throw;
+      }
     }
-    if (handled.at(*proposal)) continue;  // a strategy proposes each point once; never time one twice
-    compileAhead(static_cast<size_t>(++proposed));
-    const size_t i = indexOf[*proposal];
-    Candidate& c = cands[i];
-    const bool yardstick = isClassic(c.config);
-    finishCompile(i);
-    compiles[i] = {};
-    Measurement m;
-    if (c.occupancy) m.blocksPerSm = c.occupancy->blocksPerSm;
-    if (c.accepted() || (c.stage == CandidateStage::Pruned && hasStoredRow(c, srcHashes[i], shape))) {
-      const int runsBefore = out.timed;
-      m.medianMs = timeCandidate(c, srcHashes[i], shape, yardstick, bestMs, out, fo, timed, progress);
-      if (interrupted_) break;
-      measured += out.timed - runsBefore;
-      if (m.medianMs && !timed.back().partial && (bestMs == 0 || *m.medianMs < bestMs)) bestMs = *m.medianMs;
-    } else {
-      recordCandidate(c, srcHashes[i], shape, fo, progress);
-    }
-    handled[*proposal] = true;
-    classicDone = classicDone || yardstick;
-    strategy.tell(*proposal, m);
-    if (measured > 0) progress.etaSeconds = secondsSince(sizeStart) / measured * strategy.expectedRemaining();
-    progress_.update(progress);
-  }
+  };
+  onLanes(laneLoop);
   // What the strategy did not propose is recorded with its reason (unless the run was stopped:
   // a resumed run times it then). A stored final row outranks pruning: pruning is relative to
   // one run's ranking and budget, so a resumed run may prune what the interrupted one measured,
@@ -362,13 +496,14 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
     out.families.push_back(std::move(fo));
     return;
   }
+  std::unique_lock lock(mutex_);  // uncontended: the lanes are done
   for (size_t r = 0; r < indexOf.size(); ++r) {
     if (handled[r]) continue;
     Candidate& c = cands[indexOf[r]];
     const std::string& srcHash = srcHashes[indexOf[r]];
     if (hasStoredRow(c, srcHash, shape)) {
       Measurement m;
-      m.medianMs = timeCandidate(c, srcHash, shape, false, 0, out, fo, timed, progress);  // resumes, no GPU work
+      m.medianMs = timeCandidate(c, srcHash, shape, false, 0, out, fo, timed, progress, firstLane(), lock);  // resumes
       strategy.tell(r, m);
       continue;
     }
@@ -385,7 +520,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   out.families.push_back(std::move(fo));
 }
 
-void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& compile) {
+void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& compile, Lane& lane) {
   // Left idle, the GPU drops to a few hundred MHz within milliseconds and the next candidate
   // would be timed on the way back up: short cuBLAS runs at this size hold the clock meanwhile.
   TimingPolicy warm = options_.timing;
@@ -394,13 +529,13 @@ void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& com
   warm.minReps = 1;
   warm.bestSoFarMs = 0;
   while (!stop_ && compile.wait_for(std::chrono::milliseconds(10)) == std::future_status::timeout) {
-    worker_->cublas(warm, deadlineSec(currentShape_, warm));
-    ++warmKeepingRuns_;
+    lane.worker->cublas(warm, deadlineSec(currentShape_, warm));
+    ++lane.warmKeepingRuns;
   }
 }
 
-bool TuningEngine::clockWasLow(const CandidateResult& r) const {
-  return belowSustainedClock(r.smClockMHz, worker_->info().maxClockMHz);
+bool TuningEngine::clockWasLow(const CandidateResult& r, const Lane& lane) const {
+  return belowSustainedClock(r.smClockMHz, lane.worker->info().maxClockMHz);
 }
 
 bool TuningEngine::hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
@@ -441,12 +576,13 @@ void TuningEngine::recordCandidate(const Candidate& c, const std::string& srcHas
   if (storedIt != stored_.end() && storedIt->second.fullStatus() == status) return;  // recorded so already
   rec.setStatus(status);
   rec.errorText = c.stage == CandidateStage::Compile && c.compiled ? c.compiled->log : c.reason;
-  record(rec);
+  record(rec, firstLane().runId);  // measured on no GPU: the group's first run holds it
 }
 
 std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape,
                                                   bool classic, double bestMs, SizeOutcome& out, FamilyOutcome& fo,
-                                                  std::vector<Timed>& timed, ProgressState& progress) {
+                                                  std::vector<Timed>& timed, ProgressState& progress, Lane& lane,
+                                                  std::unique_lock<std::mutex>& lock) {
   const Family& family = *c.config.family;
   db::ResultRecord rec = recordFor(c, srcHash, shape);
   ++progress.done;
@@ -468,19 +604,30 @@ std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std:
 
   CandidateRequest req = requestFor(c.config, *c.compiled, shape, options_.timing);
   req.timing.bestSoFarMs = classic ? 0 : bestMs;  // the yardstick is never cut short
+  lock.unlock();  // the other GPUs go on meanwhile
   auto t0 = Clock::now();
-  CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
-  if (r.status == kStatusOk && clockWasLow(r)) {
+  CandidateResult r = lane.worker->run(req, deadlineSec(shape, req.timing));
+  if (r.status == kStatusWorkerDied) {
+    // A worker killed from outside (the OOM killer, a kill -9) says nothing about the kernel: it
+    // runs once more on the fresh worker, and only a second death is recorded as the kernel's.
+    spdlog::warn("{} at {}: {} on GPU {}; measuring it again", c.config.name(), shape.str(), r.detail,
+                 lane.gpu.deviceIndex);
+    CandidateResult again = lane.worker->run(req, deadlineSec(shape, req.timing));
+    if (again.status == kStatusWorkerDied) again.detail = fmt::format("twice: {}; then {}", r.detail, again.detail);
+    r = again;
+  }
+  if (r.status == kStatusOk && clockWasLow(r, lane)) {
     // Timed while the GPU was far below its boost clock (it idles at a few hundred MHz while
     // NVRTC works): timed again, verified already; the row keeps the clock it was timed at.
     spdlog::debug("{} at {}: timed at {} MHz, below {} % of {} MHz: timing again", c.config.name(), shape.str(),
-                  r.smClockMHz, kLowClockPercent, worker_->info().maxClockMHz);
+                  r.smClockMHz, kLowClockPercent, lane.worker->info().maxClockMHz);
     CandidateRequest again = req;
     again.verify = false;
-    CandidateResult second = worker_->run(again, deadlineSec(shape, again.timing));
+    CandidateResult second = lane.worker->run(again, deadlineSec(shape, again.timing));
     if (second.status == kStatusOk) second.maxError = r.maxError;  // from the verification of the first
     if (second.status == kStatusOk || second.status == kStatusInterrupted) r = second;
   }
+  lock.lock();
   double busy = secondsSince(t0);
   gpuBusySec_ += busy;
   sizeGpuSec_ += busy;
@@ -513,14 +660,15 @@ std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std:
     ++progress.failed;
     spdlog::debug("{} at {}: {} {}", c.config.name(), shape.str(), r.status, r.detail);
   }
-  record(rec);
+  record(rec, lane.runId);
   fo.statusCounts[statusClass(r.status)]++;
   return ms;
 }
 
 void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out) {
   // The best few of each family, re-timed in rounds interleaved with cuBLAS so that clock and
-  // thermal drift hit every contender alike.
+  // thermal drift hit every contender alike. Several GPUs share the finalists (each interleaving
+  // its share with its own cuBLAS); the first GPU's cuBLAS becomes the size's baseline.
   std::vector<Timed*> finalists;
   for (const auto& fo : out.families) {
     std::vector<Timed*> mine;
@@ -539,39 +687,50 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
   quick.bestSoFarMs = 0;
   std::vector<std::vector<double>> samples(finalists.size());
   std::vector<int> reps(finalists.size(), 0);
-  std::vector<double> cublasSamples;
-  auto t0 = Clock::now();
-  for (int round = 0; round < rounds && !stop_; ++round) {
-    for (size_t i = 0; i < finalists.size() && !stop_; ++i) {
-      auto& rec = finalists[i]->record;
-      const Config& cfg = finalists[i]->config;
-      if (rec.cubin.empty() || rec.loweredName.empty()) {
-        // Resumed rows are read without their cubin; the re-recorded row must keep one.
-        CompileResult compiled = compiler_.compile(cfg, gpu_.arch());
-        if (!compiled.ok) continue;  // the template changed under a resumed row: keep its first timing
-        rec.cubin = compiled.cubin;
-        rec.loweredName = compiled.loweredName;
+  std::vector<const Lane*> retimedOn(finalists.size(), nullptr);
+  std::vector<const Lane*> live;
+  for (const Lane& lane : lanes_)
+    if (!lane.lost) live.push_back(&lane);
+  std::vector<double> baselineSamples;
+  onLanes([&](Lane& lane) {
+    const size_t share = static_cast<size_t>(std::find(live.begin(), live.end(), &lane) - live.begin());
+    std::vector<double> cublasSamples;
+    auto t0 = Clock::now();
+    for (int round = 0; round < rounds && !stop_; ++round) {
+      for (size_t i = share; i < finalists.size() && !stop_; i += live.size()) {
+        auto& rec = finalists[i]->record;
+        const Config& cfg = finalists[i]->config;
+        if (rec.cubin.empty() || rec.loweredName.empty()) {
+          // Resumed rows are read without their cubin; the re-recorded row must keep one.
+          CompileResult compiled = compiler_.compile(cfg, gpu_.arch());
+          if (!compiled.ok) continue;  // the template changed under a resumed row: keep its first timing
+          rec.cubin = compiled.cubin;
+          rec.loweredName = compiled.loweredName;
+        }
+        CompileResult stored;
+        stored.cubin = rec.cubin;
+        stored.loweredName = rec.loweredName;
+        CandidateRequest req = requestFor(cfg, stored, shape, quick);
+        req.verify = false;  // verified when first measured at this exact size
+        CandidateResult r = lane.worker->run(req, deadlineSec(shape, req.timing));
+        if (r.status == kStatusOk) {
+          samples[i].push_back(r.medianMs);
+          reps[i] += r.reps;
+          retimedOn[i] = &lane;
+        }
       }
-      CompileResult stored;
-      stored.cubin = rec.cubin;
-      stored.loweredName = rec.loweredName;
-      CandidateRequest req = requestFor(cfg, stored, shape, quick);
-      req.verify = false;  // verified when first measured at this exact size
-      CandidateResult r = worker_->run(req, deadlineSec(shape, req.timing));
-      if (r.status == kStatusOk) {
-        samples[i].push_back(r.medianMs);
-        reps[i] += r.reps;
+      if (out.cublasMs) {
+        CandidateResult c = lane.worker->cublas(quick, deadlineSec(shape, quick));
+        if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
       }
     }
-    if (out.cublasMs) {
-      CandidateResult c = worker_->cublas(quick, deadlineSec(shape, quick));
-      if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
-    }
-  }
-  gpuBusySec_ += secondsSince(t0);
-  if (!cublasSamples.empty()) out.cublasMs = summarize(cublasSamples).medianMs;
+    std::lock_guard lock(mutex_);
+    gpuBusySec_ += secondsSince(t0);
+    if (share == 0) baselineSamples = std::move(cublasSamples);
+  });
+  if (!baselineSamples.empty()) out.cublasMs = summarize(baselineSamples).medianMs;
   for (size_t i = 0; i < finalists.size(); ++i) {
-    if (samples[i].size() < 3) continue;
+    if (samples[i].size() < 3 || !retimedOn[i]) continue;
     Timed& t = *finalists[i];
     // Same statistics as the worker's own timing loop, over the per-round medians.
     const TimingSummary summary = summarize(samples[i]);
@@ -582,7 +741,7 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
     t.record.reps = reps[i];
     t.record.measuredAt.clear();  // now: the re-timed row replaces the first measurement
     t.record.gflops.reset();
-    record(t.record);
+    record(t.record, retimedOn[i]->runId);
   }
 }
 
