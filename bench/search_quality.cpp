@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -83,28 +84,10 @@ int main(int argc, char** argv) {
       GpuOutcome outcome;
     };
     std::vector<Run> runs;
-    for (const auto& strategy : strategies) {
-      TuneOptions options;
-      options.sizes = parseSizes(a.sizes);
-      for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
-      options.strategy = strategy;
-      options.carry = a.carry;
-      options.selfExe = a.gemmtune;
-      options.commandLine = "search_quality --strategy " + strategy;
-      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{{a.simulate, "table", work.string()}, 13000};
-      const std::string location = "sqlite:" + (work / (strategy + ".db")).string();
-      auto store = db::openStore(location, {db::OpenMode::ReadWrite});
-      ProgressLine progress(false);
-      std::atomic<bool> stop{false};
-      TuningEngine engine(gpu, compiler, *store, options, progress, stop);
-      runs.push_back({strategy, location, engine.run()});
-    }
-
-    const auto reference = okTimes(runs.front().location);
-    fmt::print("search quality on {}, families {}, sizes {}, --carry {}\n", runs.front().outcome.gpuName, a.families,
-               a.sizes, a.carry);
-    fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", "strategy", "size", "family", "timed", "quality", "pick");
-    for (const Run& run : runs) {
+    std::map<std::string, double> reference;  // the exhaustive run's times
+    // Each run's rows as soon as it ends (the exhaustive one first): a run cut short by a time
+    // limit still leaves what was finished.
+    auto printRun = [&](const Run& run) {
       for (const SizeOutcome& size : run.outcome.sizes) {
         const SizeOutcome& exh = runs.front().outcome.sizes.at(&size - run.outcome.sizes.data());
         for (const FamilyOutcome& fo : size.families) {
@@ -124,6 +107,30 @@ int main(int argc, char** argv) {
       }
       fmt::print("{:<11} total: GPU busy {:.1f} s, wall {:.1f} s\n", run.strategy, run.outcome.gpuBusySeconds,
                  run.outcome.wallSeconds);
+      std::fflush(stdout);
+    };
+    for (const auto& strategy : strategies) {
+      TuneOptions options;
+      options.sizes = parseSizes(a.sizes);
+      for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
+      options.strategy = strategy;
+      options.carry = a.carry;
+      options.selfExe = a.gemmtune;
+      options.commandLine = "search_quality --strategy " + strategy;
+      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{{a.simulate, "table", work.string()}, 13000};
+      const std::string location = "sqlite:" + (work / (strategy + ".db")).string();
+      auto store = db::openStore(location, {db::OpenMode::ReadWrite});
+      ProgressLine progress(false);
+      std::atomic<bool> stop{false};
+      TuningEngine engine(gpu, compiler, *store, options, progress, stop);
+      runs.push_back({strategy, location, engine.run()});
+      if (runs.size() == 1) {
+        reference = okTimes(location);
+        fmt::print("search quality on {}, families {}, sizes {}, --carry {}\n", runs.front().outcome.gpuName,
+                   a.families, a.sizes, a.carry);
+        fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", "strategy", "size", "family", "timed", "quality", "pick");
+      }
+      printRun(runs.back());
     }
     fs::remove_all(work);
     return 0;

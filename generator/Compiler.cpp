@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <thread>
 
 #include "CompileChild.hpp"
@@ -49,35 +50,75 @@ CompileResult Compiler::compile(const Config& config, const std::string& arch) c
   return r;
 }
 
-std::shared_future<CompileResult> Compiler::start(const Config& config, const std::string& arch) {
+// One compile, run by whichever of its queue entries a pool worker reaches first (a submit that
+// needs a queued compile now adds a second entry at the front of the queue); the other is a no-op.
+struct Compiler::Job {
+  std::atomic<bool> started{false};
+  std::function<void()> forget;  // drops the in-flight entry once done
+  std::promise<CompileResult> promise;
+  std::shared_future<CompileResult> result = promise.get_future().share();
+};
+
+std::shared_future<CompileResult> Compiler::start(const Config& config, const std::string& arch, bool needed) {
   const std::string key = arch + " " + config.name();
+  if (needed && !cache_.dir().empty()) {
+    {
+      std::lock_guard lock(inFlightMutex_);
+      if (auto it = inFlight_.find(key); it != inFlight_.end()) return promote(it->second.job, config, arch);
+    }
+    // Compiled already (a prefetch that finished, an earlier run): ready now. Queued, it would
+    // wait behind every compile still pending, minutes of CUTLASS on a cold cache, while the
+    // GPU idles (the first family of a cold tune waited 37 s for four cached kernels).
+    NvrtcLibrary::get().warnIfOlderThanPinned();
+    if (auto hit = cache_.load(CompileCache::key(unit(config), arch), arch)) {
+      std::promise<CompileResult> ready;
+      ready.set_value(std::move(*hit));
+      return ready.get_future().share();
+    }
+  }
   std::lock_guard lock(inFlightMutex_);
-  if (auto it = inFlight_.find(key); it != inFlight_.end()) return it->second.result;
+  if (auto it = inFlight_.find(key); it != inFlight_.end())
+    return needed ? promote(it->second.job, config, arch) : it->second.job->result;
   const std::uint64_t id = ++nextId_;
-  auto forget = [this, key, id] {  // done: later submits read the disk cache instead
+  auto job = std::make_shared<Job>();
+  job->forget = [this, key, id] {  // done: later submits read the disk cache instead
     std::lock_guard done(inFlightMutex_);
     if (auto it = inFlight_.find(key); it != inFlight_.end() && it->second.id == id) inFlight_.erase(it);
   };
-  std::shared_future<CompileResult> result = pool_->submit([this, config, arch, forget] {
-                                                   try {
-                                                     CompileResult r = compile(config, arch);
-                                                     forget();
-                                                     return r;
-                                                   } catch (...) {
-                                                     forget();
-                                                     throw;
-                                                   }
-                                                 }).share();
-  inFlight_.emplace(key, InFlight{id, result});
-  return result;
+  pool_->submit(runner(job, config, arch), needed);
+  inFlight_.emplace(key, InFlight{id, job});
+  return job->result;
+}
+
+std::shared_future<CompileResult> Compiler::promote(const std::shared_ptr<Job>& job, const Config& config,
+                                                    const std::string& arch) {
+  // Still queued (prefetches go in family order, a strategy needs its own order): a second entry
+  // at the front runs it next; whichever entry comes first compiles, the other does nothing.
+  if (!job->started) pool_->submit(runner(job, config, arch), true);
+  return job->result;
+}
+
+std::function<void()> Compiler::runner(std::shared_ptr<Job> job, Config config, std::string arch) {
+  return [this, job = std::move(job), config = std::move(config), arch = std::move(arch)] {
+    if (job->started.exchange(true)) return;  // the other entry ran it
+    try {
+      CompileResult r = compile(config, arch);
+      job->forget();
+      job->promise.set_value(std::move(r));
+    } catch (...) {
+      job->forget();
+      job->promise.set_exception(std::current_exception());
+    }
+  };
 }
 
 std::shared_future<CompileResult> Compiler::submit(const Config& config, const std::string& arch) {
-  return start(config, arch);
+  return start(config, arch, true);
 }
 
 void Compiler::prefetch(const std::vector<Config>& configs, const std::string& arch) {
-  for (const auto& c : configs) start(c, arch);
+  // Queued whatever the cache holds: a hit costs a pool worker a file read, not this thread.
+  for (const auto& c : configs) start(c, arch, false);
 }
 
 std::vector<CompileResult> Compiler::compileAll(const std::vector<Config>& configs, const std::string& arch) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <unordered_map>
@@ -41,7 +42,8 @@ class Compiler {
   // Synchronous, on the calling thread; served from the cache when possible.
   CompileResult compile(const Config& config, const std::string& arch) const;
   // Queued on the pool. A configuration already queued or compiling (a prefetch, another
-  // submit) is not compiled again: the future waits for that compile.
+  // submit) is not compiled again: the future waits for that compile. One in the disk cache is
+  // read at once (a ready future), never queued behind pending compiles.
   std::shared_future<CompileResult> submit(const Config& config, const std::string& arch);
   // Queues compiles whose results are wanted later (they land in the disk cache, and a later
   // submit of one still in flight joins it): slow families compile while others are timed.
@@ -57,12 +59,18 @@ class Compiler {
   int nvrtcCompiles() const { return nvrtcCompiles_; }
 
  private:
-  // The one compile of `config` queued or running, started if there is none.
-  std::shared_future<CompileResult> start(const Config& config, const std::string& arch);
+  struct Job;
+  // The one compile of `config` queued or running, started if there is none. `needed` (a submit:
+  // the caller waits for it): a disk-cache hit is returned ready, and a compile still queued
+  // moves to the front of the queue; a prefetch only queues.
+  std::shared_future<CompileResult> start(const Config& config, const std::string& arch, bool needed);
+  std::shared_future<CompileResult> promote(const std::shared_ptr<Job>& job, const Config& config,
+                                            const std::string& arch);
+  std::function<void()> runner(std::shared_ptr<Job> job, Config config, std::string arch);
 
   struct InFlight {
     std::uint64_t id = 0;
-    std::shared_future<CompileResult> result;
+    std::shared_ptr<Job> job;
   };
 
   TemplateSource templates_;

@@ -30,13 +30,15 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
+  // `first`: ahead of every job still waiting (something is waiting for this one).
   template <class F>
-  auto submit(F&& f) -> std::future<decltype(f())> {
+  auto submit(F&& f, bool first = false) -> std::future<decltype(f())> {
     auto task = std::make_shared<std::packaged_task<decltype(f())()>>(std::forward<F>(f));
     auto fut = task->get_future();
     {
       std::lock_guard lock(mutex_);
-      jobs_.emplace_back([task] { (*task)(); });
+      if (first) jobs_.emplace_front([task] { (*task)(); });
+      else jobs_.emplace_back([task] { (*task)(); });
     }
     wake_.notify_one();
     return fut;

@@ -87,7 +87,8 @@ for step in "${steps[@]}"; do
       for pass in ${TUNE_PASSES:-cold warm}; do
         t1=$(date +%s)
         timeout "$(capped "${TUNE_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
-          --families "${TUNE_FAMILIES:-all}" ${TUNE_ARGS:-} >"$out/tune-$pass.txt" 2>"$out/tune-$pass.log"
+          --families "${TUNE_FAMILIES:-all}" ${TUNE_ARGS:-} >"$out/tune-$pass.txt" \
+          2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out/tune-$pass.log")  # when each line came
         rc=$?
         note "tune ($pass)" "rc=$rc $(elapsed $t1)"
       done
@@ -127,7 +128,7 @@ for step in "${steps[@]}"; do
       t1=$(date +%s)
       XDG_CACHE_HOME="$mg/cache" timeout "$(capped 540)" "$build/cli/gemmtune" tune --gpu "$gpus" \
         --sizes "${MG_SIZES:-1024..8192}" --families "${MG_FAMILIES:-all}" --db "$mg/tune.db" \
-        >"$out/mg-$gpus.txt" 2>"$out/mg-$gpus.log"
+        >"$out/mg-$gpus.txt" 2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out/mg-$gpus.log")
       note "tune --gpu $gpus" "rc=$? $(elapsed $t1) cold"
       cat "$out/mg-$gpus.txt"
       if [ "$step" = multi-gpu ]; then
@@ -140,6 +141,7 @@ for step in "${steps[@]}"; do
           note "query --gpu $g" "rc=$? $(head -1 "$out/mg-query-$g.txt")"
         done
         # kill -9 of one worker mid-run: its GPU's worker restarts, the other GPU goes on.
+        [ "${MG_KILL:-1}" = 1 ] || continue
         t1=$(date +%s)
         XDG_CACHE_HOME="$mg/cache" timeout "$(capped 300)" "$build/cli/gemmtune" tune --gpu all \
           --sizes "${MG_SIZES:-1024..8192}" --families "${MG_FAMILIES:-all}" --db "$mg/kill.db" \
