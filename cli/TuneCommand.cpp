@@ -200,7 +200,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("tune", "Tune kernel families on the GPU for the given sizes and store the results");
   sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
   auto* sizes = sub->add_option("--sizes", a->sizes,
-                                "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512")
+                                "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512, 4096x1..4096x4096 (a range per dimension)")
                     ->capture_default_str();
   sub->add_option("--shapes", a->shapes,
                   "A workload file: one MxNxK per line, optionally a weight, # comments (instead of --sizes)")

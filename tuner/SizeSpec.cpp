@@ -27,30 +27,19 @@ long long parseDim(std::string_view text, std::string_view item) {
   return v;
 }
 
-void addItem(std::string_view item, std::vector<GemmShape>& out) {
-  if (item.empty()) throw UsageError("bad size list: empty item (check for a stray comma)");
-  if (auto x = item.find('x'); x != std::string_view::npos) {
-    auto x2 = item.find('x', x + 1);
-    if (x2 == std::string_view::npos || item.find('x', x2 + 1) != std::string_view::npos)
-      throw UsageError(fmt::format("bad size {}: write a problem as MxNxK, e.g. 4096x1024x512", quoteInput(item)));
-    out.push_back({parseDim(item.substr(0, x), item), parseDim(item.substr(x + 1, x2 - x - 1), item),
-                   parseDim(item.substr(x2 + 1), item)});
-    return;
-  }
-  auto dots = item.find("..");
-  if (dots == std::string_view::npos) {
-    long long n = parseDim(item, item);
-    out.push_back({n, n, n});
-    return;
-  }
-  std::string_view rest = item.substr(dots + 2);
+// One dimension: 4096, a doubling range 1024..8192, or a stepped one 1000..4000:500.
+std::vector<long long> parseDimList(std::string_view text, std::string_view item) {
+  auto dots = text.find("..");
+  if (dots == std::string_view::npos) return {parseDim(text, item)};
+  std::string_view rest = text.substr(dots + 2);
   auto colon = rest.find(':');
-  long long lo = parseDim(item.substr(0, dots), item);
+  long long lo = parseDim(text.substr(0, dots), item);
   long long hi = parseDim(rest.substr(0, colon), item);
   if (lo > hi) throw UsageError(fmt::format("bad size range {}: start {} is above end {}", quoteInput(item), lo, hi));
+  std::vector<long long> out;
   if (colon == std::string_view::npos) {
-    for (long long n = lo; n <= hi; n *= 2) out.push_back({n, n, n});
-    return;
+    for (long long n = lo; n <= hi; n *= 2) out.push_back(n);
+    return out;
   }
   std::string_view stepText = rest.substr(colon + 1);
   long long step = 0;
@@ -59,7 +48,29 @@ void addItem(std::string_view item, std::vector<GemmShape>& out) {
     throw UsageError(fmt::format("bad size range {}: the step must be a whole number of at least 1", quoteInput(item)));
   if ((hi - lo) / step >= 10000)
     throw UsageError(fmt::format("bad size range {}: more than 10000 sizes", quoteInput(item)));
-  for (long long n = lo; n <= hi; n += step) out.push_back({n, n, n});
+  for (long long n = lo; n <= hi; n += step) out.push_back(n);
+  return out;
+}
+
+void addItem(std::string_view item, std::vector<GemmShape>& out) {
+  if (item.empty()) throw UsageError("bad size list: empty item (check for a stray comma)");
+  auto x = item.find('x');
+  if (x == std::string_view::npos) {  // square
+    for (long long n : parseDimList(item, item)) out.push_back({n, n, n});
+    return;
+  }
+  // MxNxK, each dimension a number or a range: 4096x1..4096x4096 is N = 1, 2, 4, ..., 4096.
+  auto x2 = item.find('x', x + 1);
+  if (x2 == std::string_view::npos || item.find('x', x2 + 1) != std::string_view::npos)
+    throw UsageError(fmt::format("bad size {}: write a problem as MxNxK, e.g. 4096x1024x512 or 4096x1..4096x4096",
+                                 quoteInput(item)));
+  const auto ms = parseDimList(item.substr(0, x), item), ns = parseDimList(item.substr(x + 1, x2 - x - 1), item),
+             ks = parseDimList(item.substr(x2 + 1), item);
+  if (ms.size() * ns.size() * ks.size() > 10000)
+    throw UsageError(fmt::format("bad size range {}: more than 10000 shapes", quoteInput(item)));
+  for (long long m : ms)
+    for (long long n : ns)
+      for (long long k : ks) out.push_back({m, n, k});
 }
 
 }  // namespace
