@@ -33,11 +33,18 @@ size_t Compiler::cancelPending() {
 
 CompileUnit Compiler::unit(const Config& config) const { return templates_.unit(config); }
 
-CompileResult Compiler::compile(const Config& config, const std::string& arch) const {
+std::optional<CompileResult> Compiler::fromCache(const Config& config, const std::string& arch, CompileUnit& u,
+                                                 std::string& key) const {
   NvrtcLibrary::get().warnIfOlderThanPinned();  // a cached kernel came from the same NVRTC
-  CompileUnit u = unit(config);
-  std::string key = CompileCache::key(u, arch);
-  if (auto hit = cache_.load(key, arch)) return *hit;
+  u = unit(config);
+  key = CompileCache::key(u, arch);
+  return cache_.load(key, arch);
+}
+
+CompileResult Compiler::compile(const Config& config, const std::string& arch) const {
+  CompileUnit u;
+  std::string key;
+  if (auto hit = fromCache(config, arch, u, key)) return *hit;
   ++nvrtcCompiles_;
   if (!childProgram_.empty() && !cache_.dir().empty() && childrenWork_) {
     ChildCompile child = compileInChild(childProgram_, u, arch, cache_, key);
@@ -69,8 +76,9 @@ std::shared_future<CompileResult> Compiler::start(const Config& config, const st
     // Compiled already (a prefetch that finished, an earlier run): ready now. Queued, it would
     // wait behind every compile still pending, minutes of CUTLASS on a cold cache, while the
     // GPU idles (the first family of a cold tune waited 37 s for four cached kernels).
-    NvrtcLibrary::get().warnIfOlderThanPinned();
-    if (auto hit = cache_.load(CompileCache::key(unit(config), arch), arch)) {
+    CompileUnit u;
+    std::string cacheKey;
+    if (auto hit = fromCache(config, arch, u, cacheKey)) {
       std::promise<CompileResult> ready;
       ready.set_value(std::move(*hit));
       return ready.get_future().share();

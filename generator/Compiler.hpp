@@ -7,6 +7,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <memory>
 #include <string>
@@ -59,6 +60,9 @@ class Compiler {
   int nvrtcCompiles() const { return nvrtcCompiles_; }
 
  private:
+  // The disk cache's result for `config`, filling in its unit and cache key either way.
+  std::optional<CompileResult> fromCache(const Config& config, const std::string& arch, CompileUnit& unit,
+                                         std::string& key) const;
   struct Job;
   // The one compile of `config` queued or running, started if there is none. `needed` (a submit:
   // the caller waits for it): a disk-cache hit is returned ready, and a compile still queued

@@ -68,6 +68,11 @@ TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
   auto none = runCli({"query", "--db", db, "--gpu", "A100", "--size", "4096"});
   EXPECT_EQ(none.exitCode, 2);
   EXPECT_NE(none.err.find("no GPU 'A100' in the database"), std::string::npos) << none.err;
+  // A number is a GPU of this machine by index (`tune --gpu all` then `query --gpu 1`), never a
+  // part of a stored name ("NVIDIA H100 80GB HBM3" contains an 8): no GPU 8 here.
+  auto index = runCli({"query", "--db", db, "--gpu", "8", "--size", "4096"});
+  EXPECT_NE(index.exitCode, 0) << index.out;
+  EXPECT_NE(index.err.find("--gpu 8"), std::string::npos) << index.err;
   // No detector is registered in this build: auto falls back to the only stored GPU.
   auto autoGpu = runCli({"query", "--db", db, "--size", "4096", "--json"});
   EXPECT_EQ(autoGpu.exitCode, 0) << autoGpu.err;

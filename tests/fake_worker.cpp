@@ -45,12 +45,7 @@ int sickAfter() {
   return n;
 }
 
-int starts() {
-  int n = 0;
-  std::ifstream in(stateDir + "/log");
-  for (std::string line; std::getline(in, line);) n += line == "start";
-  return n;
-}
+int starts() { return count("start"); }
 
 void send(const std::string& bytes) {
   for (std::size_t done = 0; done < bytes.size();) {
