@@ -67,7 +67,9 @@ struct Compiler::Job {
 };
 
 std::shared_future<CompileResult> Compiler::start(const Config& config, const std::string& arch, bool needed) {
-  const std::string key = arch + " " + config.name();
+  // One program per compile: configurations differing only in launch-only parameters share it.
+  std::string key = arch;
+  for (const auto& e : config.kernelExpressions()) key += " " + e;
   if (needed && !cache_.dir().empty()) {
     {
       std::lock_guard lock(inFlightMutex_);

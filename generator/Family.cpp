@@ -33,7 +33,8 @@ std::vector<std::pair<std::string, int>> Config::namedValues() const {
 
 std::string Config::nameExpression() const {
   std::string out = family->kernelName + "<";
-  for (int v : values) out += fmt::format("{},", v);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!family->params[i].launchOnly) out += fmt::format("{},", values[i]);
   out += guarded ? "true>" : "false>";
   return out;
 }

@@ -20,6 +20,9 @@ struct ParamSpec {
   std::string tag;           // as written in canonical names: "bm"
   std::vector<int> domain;   // default search values, ascending
   std::string meaning;       // one line for --help and `space`
+  // Read by the launch plan only (a grid dimension, a slice count), never a template argument:
+  // configurations that differ only here are one program, compiled once.
+  bool launchOnly = false;
 
   // The largest value accepted anywhere (instance names, --params, imports): 16 times the largest
   // default value. Specs compute resources and constraints in int from products of a few
@@ -94,7 +97,7 @@ struct Config {
   std::string name() const;
   // (parameter name, value) in the family's order.
   std::vector<std::pair<std::string, int>> namedValues() const;
-  // "sgemm_tiled_2d<64,64,8,true>"
+  // "sgemm_tiled_2d<64,64,8,true>" (launch-only parameters left out)
   std::string nameExpression() const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;

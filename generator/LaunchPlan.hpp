@@ -46,6 +46,9 @@ struct KernelLaunch {
 struct LaunchPlan {
   std::string refusal;  // empty: runnable
   std::vector<KernelLaunch> launches;
+  // Device memory the launches share (split-K locks), passed as KernelArg::Workspace. It is
+  // zeroed before its first use, and every completed run of the plan leaves it zeroed again, so
+  // runs in one stream reuse it (device/Workspace); runs that may overlap need their own.
   long long workspaceBytes = 0;
 
   bool runnable() const { return refusal.empty(); }

@@ -88,6 +88,7 @@ Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& er
       error = launch->error;
       return Status::launch_failed;
     }
+    if (launch->plan.workspaceBytes > 0) args.workspace = workspace(key.context, stream, launch->plan.workspaceBytes);
     if (CUresult r = launch->kernel->run(launch->plan, args, stream); r != CUDA_SUCCESS) {
       error = fmt::format("cuLaunchKernel({}) for {}x{}x{}: {}", launch->instance, call.m, call.n, call.k,
                           d->describe(r));
@@ -159,8 +160,6 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
       why = launchPlan.refusal;
     } else if (a.stored && !(a.config == attempts[i].config)) {
       why = "its stored binary is the unguarded form, these operands need the guarded one";
-    } else if (launchPlan.workspaceBytes > 0) {
-      why = "its plan needs a workspace, which this version of the library does not provide";
     } else {
       why.clear();
       for (const KernelLaunch& l : launchPlan.launches)
@@ -182,6 +181,13 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   }
   launch.error = fmt::format("no kernel can run {} on {}: {}", size, gpu.name, why);
   return launch;
+}
+
+CUdeviceptr Dispatcher::workspace(unsigned long long context, CUstream stream, long long bytes) {
+  std::lock_guard lock(workspacesMutex_);
+  auto& w = workspaces_[{context, stream}];
+  if (!w) w = std::make_unique<Workspace>(*driver_);
+  return w->reserve(bytes, stream);
 }
 
 const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,

@@ -20,6 +20,7 @@
 #include "KernelLoader.hpp"
 #include "Planner.hpp"
 #include "Warnings.hpp"
+#include "Workspace.hpp"
 #include "gemmtune/Library.hpp"
 
 namespace gemmtune::library {
@@ -72,6 +73,9 @@ class Dispatcher {
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();
+  // The zeroed workspace of launches on `stream` of `context` (split-K locks): one per stream,
+  // since launches of one stream run in order and those of different streams may overlap.
+  CUdeviceptr workspace(unsigned long long context, CUstream stream, long long bytes);
   const LoadedKernel* module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,
                              const Plan& plan, const GpuSpec& gpu, std::string& why);
 
@@ -92,6 +96,9 @@ class Dispatcher {
   using ModuleKey = std::pair<unsigned long long, std::string>;  // (context, instance)
   std::map<ModuleKey, std::unique_ptr<LoadedKernel>> modules_;
   std::map<ModuleKey, std::string> failed_;  // (context, instance + source) -> why
+
+  std::mutex workspacesMutex_;
+  std::map<std::pair<unsigned long long, CUstream>, std::unique_ptr<Workspace>> workspaces_;
 };
 
 }  // namespace gemmtune::library

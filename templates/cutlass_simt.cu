@@ -9,11 +9,19 @@
 // common naming and changes nothing).
 //
 // Launch contract (generator/families/CutlassSimt.cpp makes the plan): the gemmtune argument list
-// (M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); block = 32 × (TBM/WM) × (TBN/WN) threads;
+// (M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) and the workspace: one int lock per C tile, all
+// zero, when gridDim.z > 1 (null otherwise); block = 32 × (TBM/WM) × (TBN/WN) threads;
 // dynamic shared memory = STAGES × (TBM + TBN) × TBK × 4 bytes (asserted below against CUTLASS's
 // own SharedStorage); grid = the identity swizzle's grid for the tiled shape
 // (ceil(M/TBM), ceil(N/TBN)): (tiles_m << L, ceil(tiles_n / 2^L)) with L = log2 of the largest of
-// SWIZZLE, 4, 2 whose threshold tiles_n >= 6, 3, 2 holds (1 otherwise).
+// SWIZZLE, 4, 2 whose threshold tiles_n >= 6, 3, 2 holds (1 otherwise); gridDim.z = K slices.
+//
+// Serial split-K (CUTLASS's SplitKSerial, compiled in always: one program serves every slice
+// count, and with gridDim.z == 1 the locks are never touched): slice s of a tile computes its
+// share of K, waits until the tile's lock reads s, adds alpha·(its product) into C (slice 0 also
+// applies beta to C, later ones add onto what the earlier slices wrote), and passes the lock on;
+// the last slice sets it back to zero. The order is fixed, so results are bit-identical run to
+// run. Slices beyond K compute nothing and add zero.
 //
 // Why a wrapper instead of cutlass::Kernel<GemmKernel>: GemmKernel::Params (iterator strides,
 // fast-divmod constants, the swizzle's log tile) must match the instantiated type exactly. It is
@@ -30,7 +38,7 @@ struct gemmtune_cutlass_simt_types {
   using Gemm = cutlass::gemm::device::Gemm<
       float, Row, float, Row, float, Row, float, cutlass::arch::OpClassSimt, cutlass::arch::Sm80,
       cutlass::gemm::GemmShape<TBM, TBN, TBK>, cutlass::gemm::GemmShape<WM, WN, TBK>, cutlass::gemm::GemmShape<1, 1, 1>,
-      cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, STAGES>;
+      cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, STAGES, 1, 1, /*SplitKSerial=*/true>;
   using Kernel = typename Gemm::GemmKernel;
   static constexpr int kThreads = 32 * (TBM / WM) * (TBN / WN);
   static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 4;
@@ -39,7 +47,7 @@ struct gemmtune_cutlass_simt_types {
 template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED>
 __global__ void __launch_bounds__(gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>::kThreads)
     sgemm_cutlass_simt(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-                       float* C, int ldc) {
+                       float* C, int ldc, int* kSliceLocks) {
   using Types = gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>;
   using Kernel = typename Types::Kernel;
   using Params = typename Kernel::Params;
@@ -52,12 +60,13 @@ __global__ void __launch_bounds__(gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM,
   extern __shared__ int4 gemmtune_cutlass_smem[];
   if (threadIdx.x == 0) {
     cutlass::gemm::GemmCoord problem(M, N, K);
-    cutlass::gemm::GemmCoord tiled = Types::Swizzle::get_tiled_shape(problem, {TBM, TBN, TBK}, 1);
+    cutlass::gemm::GemmCoord tiled = Types::Swizzle::get_tiled_shape(problem, {TBM, TBN, TBK}, gridDim.z);
     Params params(problem, tiled, {const_cast<float*>(A), lda}, {const_cast<float*>(B), ldb}, {C, ldc}, {C, ldc},
-                  {alpha, beta});
+                  {alpha, beta}, kSliceLocks);
     const dim3 grid = Types::Swizzle::get_grid_shape(tiled);
     // A grid the swizzle did not plan for would leave tiles uncomputed: compute none instead.
     if (grid.x != gridDim.x || grid.y != gridDim.y || grid.z != gridDim.z) params.grid_tiled_shape = {0, 0, 0};
+    if (gridDim.z > 1 && kSliceLocks == nullptr) params.grid_tiled_shape = {0, 0, 0};  // no locks: no safe order
     memcpy(paramBytes, &params, sizeof(Params));
   }
   __syncthreads();

@@ -1,6 +1,8 @@
 // Family specs: domains, constraints with reasons, geometry and shared-memory formulas.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <set>
 
 #include "CompileUnit.hpp"
@@ -169,14 +171,15 @@ TEST(Family, TargetConstraintsSeeTheGpu) {
 // CUTLASS predicates every access: one form runs every problem, and the grid is the identity
 // swizzle's (tiles_m << L, ceil(tiles_n / 2^L)), L the largest group whose threshold holds.
 TEST(LaunchPlan, CutlassRunsEveryShapeOnTheSwizzlesGrid) {
-  Config c = reg().parseName("cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1");
+  Config c = reg().parseName("cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1_sk1");
   const Family& f = *c.family;
   EXPECT_EQ(f.threadsPerBlock(c), 256);
   EXPECT_EQ(f.dynamicSmemBytes(c), 3 * (128 + 128) * 8 * 4);
   LaunchPlan p = planLaunch(c, GemmProblem::packed(1000, 1000, 1000));
   ASSERT_TRUE(p.runnable()) << p.refusal;
   EXPECT_EQ(p.launches.at(0).grid, (Dim3{8, 8, 1}));  // blockIdx.x over M, as CUTLASS rasterizes
-  EXPECT_EQ(p.launches.at(0).args, sgemmKernelArgs());
+  EXPECT_EQ(p.launches.at(0).args.size(), sgemmKernelArgs().size() + 1);  // and the split-K locks
+  EXPECT_EQ(p.workspaceBytes, 0);  // one slice needs no locks
   EXPECT_FALSE(formFor(c, GemmProblem::packed(17, 33, 7)).guarded);  // the one form runs odd sizes
   GemmProblem odd = GemmProblem::packed(17, 33, 7);
   odd.lda = 9, odd.alignA = 4;  // unaligned rows and base pointer: operand alignment 1 runs them
@@ -188,14 +191,36 @@ TEST(LaunchPlan, CutlassRunsEveryShapeOnTheSwizzlesGrid) {
   odd.alignB = 2;
   EXPECT_NE(planLaunch(c, odd).refusal.find("4-byte aligned"), std::string::npos);
 
-  Config sw4 = reg().parseName("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4");
+  Config sw4 = reg().parseName("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1");
   EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(1000, 1000, 1000)).launches.at(0).grid, (Dim3{16 * 4, 2, 1}));  // 8 column tiles: groups of 4
   EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(257, 129, 65)).launches.at(0).grid, (Dim3{5 * 2, 1, 1}));  // 2 column tiles: groups of 2
   EXPECT_EQ(planLaunch(sw4, GemmProblem::packed(257, 100, 65)).launches.at(0).grid, (Dim3{5, 1, 1}));  // 1 column tile
-  EXPECT_EQ(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8").family, &f);
-  EXPECT_EQ(planLaunch(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8"), GemmProblem::packed(64, 6 * 64, 8))
+  EXPECT_EQ(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8_sk1").family, &f);
+  EXPECT_EQ(planLaunch(reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw8_sk1"), GemmProblem::packed(64, 6 * 64, 8))
                 .launches.at(0).grid,
             (Dim3{8, 1, 1}));  // 6 column tiles reach group 8's threshold: one group of 8
+}
+
+// Serial split-K: the grid's depth is the slice count, the workspace one lock per C tile, and
+// every slice count is one program (SPLITK is launch-only: not in the name expression).
+TEST(LaunchPlan, CutlassSplitKSlicesAreTheGridDepthAndShareOneProgram) {
+  Config one = reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk1");
+  Config eight = reg().parseName("cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8");
+  EXPECT_EQ(one.nameExpression(), eight.nameExpression());
+  EXPECT_NE(one.name(), eight.name());
+  for (auto [m, n, k] : {std::tuple{27, 32, 3523}, std::tuple{1000, 130, 7}, std::tuple{5, 5, 1}}) {
+    const LaunchPlan plan = planLaunch(eight, GemmProblem::packed(m, n, k));
+    ASSERT_TRUE(plan.runnable()) << plan.refusal;  // K < slices and K = 1 run too: empty slices add zero
+    const long long tiles = ((m + 63) / 64) * ((n + 63) / 64);
+    EXPECT_EQ(plan.workspaceBytes, tiles * 4) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan.launches.at(0).grid.z, 8u);
+    EXPECT_EQ(plan.launches.at(0).args.back(), KernelArg::Workspace);
+    EXPECT_EQ(planLaunch(one, GemmProblem::packed(m, n, k)).launches.at(0).grid.z, 1u);
+  }
+  const Family& f = *one.family;
+  const Constraint* tooMany = Config{&f, {64, 64, 8, 32, 32, 3, 4, 65}, false}.violated();
+  ASSERT_NE(tooMany, nullptr);
+  EXPECT_EQ(tooMany->name, "split_k_slices");
 }
 
 TEST(LaunchPlan, CutlassConstraintsFollowItsKernelList) {
@@ -204,14 +229,14 @@ TEST(LaunchPlan, CutlassConstraintsFollowItsKernelList) {
     const Constraint* c = Config{&f, std::move(v), false}.violated();
     return c ? c->name : std::string("none");
   };
-  EXPECT_EQ(violated({64, 64, 8, 64, 64, 3, 1}), "four_to_eight_warps");
-  EXPECT_EQ(violated({128, 128, 8, 64, 32, 2, 1}), "multistage");
-  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 3}), "swizzle_group");
-  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 1}), "none");
+  EXPECT_EQ(violated({64, 64, 8, 64, 64, 3, 1, 1}), "four_to_eight_warps");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 2, 1, 1}), "multistage");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 3, 1}), "swizzle_group");
+  EXPECT_EQ(violated({128, 128, 8, 64, 32, 3, 1, 1}), "none");
   // The two 1×8 warp arrangements of the default space computed wrong results on an H100.
-  EXPECT_EQ(violated({32, 256, 8, 32, 32, 3, 4}), "at_most_four_warp_columns");
-  EXPECT_EQ(violated({64, 256, 8, 64, 32, 5, 4}), "at_most_four_warp_columns");
-  EXPECT_EQ(violated({256, 32, 8, 32, 32, 3, 4}), "none");  // 8×1 verified on the same GPU
+  EXPECT_EQ(violated({32, 256, 8, 32, 32, 3, 4, 1}), "at_most_four_warp_columns");
+  EXPECT_EQ(violated({64, 256, 8, 64, 32, 5, 4, 1}), "at_most_four_warp_columns");
+  EXPECT_EQ(violated({256, 32, 8, 32, 32, 3, 4, 1}), "none");  // 8×1 verified on the same GPU
 }
 
 TEST(HeaderTrees, CutlassVersionIsReadFromItsHeader) {

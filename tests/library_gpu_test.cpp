@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <latch>
 #include <random>
 #include <thread>
@@ -107,13 +108,13 @@ const std::vector<Tuned>& tunedRows() {
 }
 
 // Writes the fixture database for GPU 0 with real binaries compiled for it.
-void writeTunedDatabase(const std::filesystem::path& path) {
+void writeTunedDatabase(const std::filesystem::path& path, const std::vector<Tuned>& rows = tunedRows()) {
   GpuSpec gpu = queryGpu(0);
   CompilerOptions options;
   options.jobs = 2;
   Compiler compiler(options);
   std::vector<db::ResultRecord> records;
-  for (const auto& t : tunedRows()) {
+  for (const auto& t : rows) {
     Config c = FamilyRegistry::builtin().parseName(t.instance);
     CompileResult compiled = compiler.compile(c, gpu.arch());
     if (!compiled.ok) throw std::runtime_error("fixture compile failed: " + compiled.log);
@@ -251,6 +252,42 @@ TEST_F(libraryGpu, EveryTunedSizeIsExactAndCorrect) {
     return w.find("stored binary of blocktile1d_bm32_bn64_bk8_tm8") != std::string::npos;
   });
   EXPECT_EQ(damaged, 1) << capture.joined();
+}
+
+// Serial split-K through the library: the workspace of locks comes from the library (one per
+// stream), every K is exact against cuBLAS (K = 1, K below the slice count, K not divisible by
+// it, beta 0 and 2), and real-valued data gives the same bits on every run (the slices add in a
+// fixed order).
+TEST_F(libraryGpu, SplitKIsExactAtEveryKAndBitIdenticalRunToRun) {
+  const std::string splitK = "cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8";
+  writeTunedDatabase(dir_ / "splitk.db", {{splitK, 64, 64, 4096, 900}});
+  Library lib(dir_ / "splitk.db");
+  unsigned seed = 1;
+  for (int k : {1, 5, 8, 9, 63, 1001, 4096})
+    for (auto [m, n] : {std::pair{64, 64}, std::pair{27, 130}}) {
+      ASSERT_EQ(lib.best(0, m, n, k).instance, splitK);
+      for (float beta : {0.0f, 2.0f}) {
+        Shape s{m, n, k, k, n, n + 3, beta};
+        std::string why = compare(lib, s, ++seed);
+        EXPECT_TRUE(why.empty()) << splitK << " at " << text(s) << ": " << why;
+      }
+    }
+  const int m = 100, n = 70, k = 3000;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(m) * n);
+  for (auto* v : {&a, &b, &c0})
+    for (float& x : *v) x = u(rng);
+  DeviceBuffer dA = upload(a), dB = upload(b), dC = upload(c0);
+  std::vector<float> first;
+  for (int run = 0; run < 5; ++run) {
+    dC.upload(c0.data(), c0.size() * sizeof(float));
+    ASSERT_EQ(lib.sgemm(stream_, m, n, k, 0.5f, fp(dA), k, fp(dB), n, 2.0f, mfp(dC), n), Status::ok) << Library::lastError();
+    sync();
+    std::vector<float> got = download(dC, c0.size());
+    if (run == 0) first = got;
+    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(float)), 0) << "run " << run << " differs from run 0";
+  }
 }
 
 TEST_F(libraryGpu, EightThreadsOnEightStreams) {

@@ -82,7 +82,7 @@ class WorkerGpu : public ::testing::Test {
 }  // namespace
 
 TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
-  for (Problem p : {Problem{1000, 1000, 1000}, Problem{17, 33, 7}, Problem{257, 129, 65, 2.0}}) {
+  for (Problem p : {Problem{1000, 1000, 1000}, Problem{17, 33, 7}, Problem{257, 129, 65, 2.0}, Problem{65, 70, 1, 2.0}}) {
     client_->setProblem(p);
     // Guarded forms of every family; at 17x33x7 and 257x129x65 their scalar (non-float4) paths run.
     for (const char* name : {"smem_bs16_guarded", "blocktile1d_bm64_bn64_bk8_tm8_guarded",
@@ -91,7 +91,10 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
                              "warptile_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128_guarded",
                              // One form for every shape; swizzle 4 takes groups of 4 tile columns
                              // at 1000 and of 2 at 257x129x65, which the plan's grid must follow.
-                             "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1", "cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4"}) {
+                             "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1_sk1", "cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1",
+                             // Serial split-K: 3 slices of K not divisible by 3, 8 slices where
+                             // K < 8 (empty slices add zero) and K = 1; beta 2 applied once.
+                             "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1_sk3", "cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8"}) {
       auto r = client_->run(builtin(name, p, false), 60);
       EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
       EXPECT_LE(r.maxError, 1.0) << name;

@@ -1,6 +1,7 @@
 // Spec of templates/cutlass_simt.cu: CUTLASS's SIMT SGEMM (the design cuBLAS runs for FP32 on
 // sm_80 and later) instantiated at run time. CUTLASS predicates every access, so one form runs
-// any problem; the plan's grid follows CUTLASS's identity swizzle (the template checks it).
+// any problem; the plan's grid follows CUTLASS's identity swizzle (the template checks it), its
+// depth is the number of K slices (serial split-K, for shapes whose C has few tiles).
 #include "../FamilyRegistry.hpp"
 
 #include <fmt/format.h>
@@ -34,13 +35,19 @@ LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
   const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
   const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
   if (gx > std::numeric_limits<unsigned>::max()) return LaunchPlan::refused(fmt::format("{}: too many row tiles", p.text()));
+  const int slices = c["SPLITK"];
   KernelLaunch k;
-  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1};
+  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(slices)};
   k.block = Dim3{static_cast<unsigned>(threads(c)), 1, 1};
   k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
   k.args = sgemmKernelArgs();
+  k.args.push_back(KernelArg::Workspace);
   LaunchPlan plan;
   plan.launches.push_back(std::move(k));
+  // Serial split-K: one lock per C tile, indexed by CUTLASS as tile_m + tile_n · tiles_m. Every
+  // launch leaves its locks at zero (the last slice resets them), so a zeroed workspace stays
+  // usable; it must not be shared by launches that run at the same time.
+  if (slices > 1) plan.workspaceBytes = tilesM * tilesN * static_cast<long long>(sizeof(int));
   return plan;
 }
 
@@ -62,8 +69,10 @@ Family cutlassFamily() {
       {"WN", "wn", {32, 64}, "columns of a warp tile"},
       {"STAGES", "st", {3, 4, 5}, "cp.async pipeline stages between global and shared memory"},
       {"SWIZZLE", "sw", {4}, "most tile columns a rasterization group spans (L2 reuse)"},
+      {"SPLITK", "sk", {1, 2, 4, 8}, "K slices (serial split-K: each slice adds its part into C in turn; one program for all)",
+       /*launchOnly=*/true},
   };
-  f.classic = std::vector<int>{128, 128, 8, 64, 32, 3, 1};  // cuBLAS's FP32 design on sm_80+: 128×128×8, 3 stages
+  f.classic = std::vector<int>{128, 128, 8, 64, 32, 3, 1, 1};  // cuBLAS's FP32 design on sm_80+: 128×128×8, 3 stages
   f.constraints = {
       {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
        [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }},
@@ -79,6 +88,8 @@ Family cutlassFamily() {
        [](const Config& c) { return (c["BM"] * c["BK"]) % threads(c) == 0 && (c["BK"] * c["BN"]) % threads(c) == 0; }},
       {"multistage", "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
        [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
+      {"split_k_slices", "SPLITK must be 1 to 64 K slices: each slice past the first waits for the one before it",
+       [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }},
       {"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
        [](const Config& c) { return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8; }},
   };

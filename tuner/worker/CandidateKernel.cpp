@@ -42,7 +42,7 @@ void checkGeometry(CUdevice d, Dim3 grid, Dim3 block) {
 }  // namespace
 
 CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std::string>& loweredNames, CUdevice device)
-    : kernelCount_(loweredNames.size()), device_(device) {
+    : kernelCount_(loweredNames.size()), device_(device), workspace_(CudaDriver::get()) {
   if (cubin.empty()) throw LaunchRefused(CUDA_SUCCESS, "empty cubin");
   try {
     kernel_ = std::make_unique<LoadedKernel>(cubin, loweredNames);
@@ -53,7 +53,6 @@ CandidateKernel::CandidateKernel(const std::string& cubin, const std::vector<std
 
 void CandidateKernel::admit(const LaunchPlan& plan) const {
   if (!plan.runnable()) throw LaunchRefused(CUDA_SUCCESS, "the plan refuses this problem: " + plan.refusal);
-  if (plan.workspaceBytes > 0) throw LaunchRefused(CUDA_SUCCESS, "plans with a workspace are not timed yet");
   const int optin = devAttr(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   for (const KernelLaunch& l : plan.launches) {
     checkGeometry(device_, l.grid, l.block);
@@ -75,9 +74,15 @@ void CandidateKernel::admit(const LaunchPlan& plan) const {
   }
 }
 
-void CandidateKernel::launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) const {
+void CandidateKernel::launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) {
   const auto& cu = CudaDriver::get();
-  if (CUresult r = kernel_->run(plan, a, stream); r != CUDA_SUCCESS)
+  SgemmArgs args = a;
+  try {
+    args.workspace = workspace_.reserve(plan.workspaceBytes, stream);
+  } catch (const CudaError& e) {
+    throw LaunchRefused(e.result, e.what());
+  }
+  if (CUresult r = kernel_->run(plan, args, stream); r != CUDA_SUCCESS)
     throw LaunchRefused(r, fmt::format("cuLaunchKernel: {}", cu.describe(r)));
 }
 

@@ -14,6 +14,7 @@
 
 #include "LaunchPlan.hpp"
 #include "LoadedKernel.hpp"
+#include "Workspace.hpp"
 
 namespace gemmtune {
 
@@ -31,14 +32,16 @@ class CandidateKernel {
 
   // Throws LaunchRefused when `plan` refuses its problem or a launch of it exceeds a limit.
   void admit(const LaunchPlan& plan) const;
-  // Enqueues the launches of `plan` (admitted before) for `a`. Throws LaunchRefused when the
-  // driver refuses one (which may also be a sticky error of an earlier launch surfacing).
-  void launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) const;
+  // Enqueues the launches of `plan` (admitted before) for `a`, with the plan's workspace (this
+  // candidate's own, zeroed when allocated). Throws LaunchRefused when the driver refuses one
+  // (which may also be a sticky error of an earlier launch surfacing).
+  void launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a);
 
  private:
   std::unique_ptr<LoadedKernel> kernel_;
   std::size_t kernelCount_;
   CUdevice device_;
+  Workspace workspace_;
 };
 
 }  // namespace gemmtune
