@@ -6,6 +6,7 @@
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
 #        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random)
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
+#        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass)
 #        (default: build gpu-tests — compile-bench compiles every family's whole space, CUTLASS's
@@ -156,6 +157,30 @@ for step in "${steps[@]}"; do
         grep -E "size\(s\) in" "$out/mg-kill.txt"
         "$build/cli/gemmtune" results --db "$mg/kill.db" --status worker_died 2>&1 | head -3
       fi
+      ;;
+    shapes)
+      # Issue 12: tune a workload (SHAPES, default bench/shapes/mixed.txt; SHAPES_FAMILIES), then
+      # gemm_bench on it and on SHAPES_UNTUNED (lists the tune never saw: the library chooses
+      # from the tuned shapes). The database stays beside the build (shapes.db).
+      export XDG_CACHE_HOME="$cache_home"
+      shapes_file=${SHAPES:-$root/bench/shapes/mixed.txt}
+      sdb="$build/shapes.db"
+      rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+      t1=$(date +%s)
+      timeout "$(capped "${SHAPES_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --shapes "$shapes_file" \
+        --families "${SHAPES_FAMILIES:-all}" --db "$sdb" ${TUNE_ARGS:-} >"$out/shapes-tune.txt" \
+        2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out/shapes-tune.log")
+      note "tune --shapes" "rc=$? $(elapsed $t1) $(basename "$shapes_file")"
+      tail -n 80 "$out/shapes-tune.txt"; tail -3 "$out/shapes-tune.log"
+      for list in "$shapes_file" ${SHAPES_UNTUNED:-}; do
+        name=$(basename "$list" .txt)
+        t1=$(date +%s)
+        XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-400}")" "$build/bench/gemm_bench" --db "$sdb" \
+          --shapes "$list" --rounds "${SHAPES_ROUNDS:-3}" --budget-ms "${SHAPES_BUDGET_MS:-40}" --csv "$out/shapes-$name.csv" >"$out/shapes-bench-$name.txt" \
+          2>"$out/shapes-bench-$name.log"
+        note "bench $name" "rc=$? $(elapsed $t1) $(grep -o 'geometric mean.*' "$out/shapes-bench-$name.txt")"
+        cat "$out/shapes-bench-$name.txt"; tail -3 "$out/shapes-bench-$name.log"
+      done
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1
