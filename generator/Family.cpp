@@ -31,10 +31,16 @@ std::vector<std::pair<std::string, int>> Config::namedValues() const {
   return out;
 }
 
+std::vector<int> Config::templateArguments() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!family->params[i].launchOnly) out.push_back(values[i]);
+  return out;
+}
+
 std::string Config::nameExpression() const {
   std::string out = family->kernelName + "<";
-  for (size_t i = 0; i < values.size(); ++i)
-    if (!family->params[i].launchOnly) out += fmt::format("{},", values[i]);
+  for (int v : templateArguments()) out += fmt::format("{},", v);
   out += guarded ? "true>" : "false>";
   return out;
 }

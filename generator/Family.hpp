@@ -97,7 +97,9 @@ struct Config {
   std::string name() const;
   // (parameter name, value) in the family's order.
   std::vector<std::pair<std::string, int>> namedValues() const;
-  // "sgemm_tiled_2d<64,64,8,true>" (launch-only parameters left out)
+  // The values the template is instantiated with: every parameter's but the launch-only ones.
+  std::vector<int> templateArguments() const;
+  // "sgemm_tiled_2d<64,64,8,true>": templateArguments(), then the form.
   std::string nameExpression() const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;

@@ -60,7 +60,7 @@ std::optional<std::string> cubinProblem(std::string_view cubin) {
 std::string manglePrefix(const Config& config) {
   const std::string& name = config.family->kernelName;
   std::string out = fmt::format("_Z{}{}I", name.size(), name);
-  for (int v : config.values) out += v < 0 ? fmt::format("Lin{}E", -static_cast<long long>(v)) : fmt::format("Li{}E", v);
+  for (int v : config.templateArguments()) out += v < 0 ? fmt::format("Lin{}E", -static_cast<long long>(v)) : fmt::format("Li{}E", v);
   out += config.guarded ? "Lb1EE" : "Lb0EE";
   return out;
 }

@@ -39,6 +39,14 @@ TEST(libraryCubinCheck, ManglePrefixIsWhatNvrtcLowersTheNameExpressionTo) {
       << realCubin().loweredName;
 }
 
+// Launch-only parameters are no template arguments: every split-K slice count is one kernel, so
+// the stored binary of _sk4 names the same entry point as _sk1 (as NVRTC lowered it on an H100).
+TEST(libraryCubinCheck, ManglePrefixLeavesOutLaunchOnlyParameters) {
+  const std::string lowered = "_Z18sgemm_cutlass_simtILi64ELi64ELi8ELi32ELi32ELi5ELi4ELb0EEviiifPKfiS1_ifPfiPi";
+  for (const char* name : {"cutlass_bm64_bn64_bk8_wm32_wn32_st5_sw4_sk4", "cutlass_bm64_bn64_bk8_wm32_wn32_st5_sw4_sk1"})
+    EXPECT_TRUE(lowered.starts_with(manglePrefix(config(name)))) << name << ": " << manglePrefix(config(name));
+}
+
 TEST(libraryCubinCheck, ARealCubinPasses) {
   ASSERT_TRUE(realCubin().ok) << realCubin().log;
   EXPECT_EQ(cubinProblem(realCubin().cubin), std::nullopt);

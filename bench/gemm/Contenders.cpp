@@ -7,6 +7,7 @@
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
 #include "LibraryColumn.hpp"
+#include "Workspace.hpp"
 #include "worker/Cublas.hpp"
 
 namespace gemmtune::bench {
@@ -28,9 +29,12 @@ Contender ContenderFactory::kernel(Kind kind, const std::string& column, const C
   LaunchPlan plan = planLaunch(config, GemmProblem::packed(s.M, s.N, s.K));
   if (!plan.runnable()) throw std::runtime_error(plan.refusal);
   auto loaded = std::make_shared<LoadedKernel>(cubin, loweredNames);
+  auto workspace = std::make_shared<Workspace>(CudaDriver::get());  // split-K locks, when the plan has them
   CUstream stream = stream_;
-  auto launch = [loaded, plan, stream](const SgemmArgs& a) {
-    CudaDriver::get().check(loaded->run(plan, a, stream), "cuLaunchKernel");
+  auto launch = [loaded, workspace, plan, stream](const SgemmArgs& a) {
+    SgemmArgs args = a;
+    args.workspace = workspace->reserve(plan.workspaceBytes, stream);
+    CudaDriver::get().check(loaded->run(plan, args, stream), "cuLaunchKernel");
   };
   return {kind, column, config.family->name, config.name(), std::move(match), launch};
 }

@@ -13,6 +13,7 @@
 #include "DeviceBuffer.hpp"
 #include "FamilyRegistry.hpp"
 #include "LoadedKernel.hpp"
+#include "Workspace.hpp"
 #include "LibraryColumn.hpp"
 #include "Lookup.hpp"
 #include "worker/HelperKernels.hpp"
@@ -74,7 +75,10 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   if (!plan.runnable() || plan.launches.size() != 1)
     throw std::runtime_error(fmt::format("{}: the raw side times single-kernel plans only", out.instance));
   const KernelLaunch& l = plan.launches.front();
-  ArgumentPack pack(l, a);
+  Workspace workspace(cu);
+  SgemmArgs rawArgs = a;
+  rawArgs.workspace = workspace.reserve(plan.workspaceBytes, stream);
+  ArgumentPack pack(l, rawArgs);
 
   // Batches short enough that the launch queue never fills (a full queue would make both sides
   // wait for the GPU), interleaved so that clock and cache effects hit both alike.

@@ -1,5 +1,5 @@
-// `model` (the default): every candidate at the first size; at each larger size, candidates in
-// the order of their time predicted from the previous size (SearchStrategy.hpp: predictMs, a wave
+// `model` (the default): every candidate at the first size; at each later size, candidates in
+// the order of their time predicted from the most similar size measured (SearchStrategy.hpp: predictMs, a wave
 // model that knows a tile underfilling the GPU at a small size can win at a large one), at least
 // `carry` of them, then on while the search keeps finding competitive ones: it stops once
 // `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
+#include "Lookup.hpp"
 #include "SearchOrder.hpp"
 #include "SearchStrategy.hpp"
 
@@ -29,7 +31,7 @@ class ModelSearch final : public OrderedSearch {
     predicted_.assign(points_.size(), -1);
     for (size_t i = 0; i < points_.size(); ++i)
       if (auto it = history_.find(points_[i].base); it != history_.end()) {
-        const Measured& m = it->second;
+        const Measured& m = nearest(it->second, context.shape);
         const int saturating = blocksToSaturate(m.blocksPerSm, points_[i].warpsPerBlock);
         predicted_[i] = predictMs(m.ms, m.shape, m.blocks, context.shape, points_[i].blocks, saturating, context.smCount);
       }
@@ -68,7 +70,9 @@ class ModelSearch final : public OrderedSearch {
     ++sinceCompetitive_;
     if (!m.medianMs) return;
     const double ms = *m.medianMs;
-    history_[p.base] = Measured{context_.shape, ms, p.blocks, m.blocksPerSm};
+    auto& seen = history_[p.base];
+    std::erase_if(seen, [&](const Measured& old) { return old.shape == context_.shape; });
+    seen.push_back(Measured{context_.shape, ms, p.blocks, m.blocksPerSm});
     if (bestMs_ == 0 || ms <= bestMs_ * kCompetitive) sinceCompetitive_ = 0;
     if (bestMs_ == 0 || ms < bestMs_) bestMs_ = ms;
   }
@@ -85,7 +89,7 @@ class ModelSearch final : public OrderedSearch {
                                          timed_, patience_);
     if (predicted_[index] < 0) return fmt::format("not measured at a smaller size; {}", stop);
     return fmt::format("rank {} of {} by predicted time ({:.4g} ms, from its time at {}); {}", rank_[index], ranked_,
-                       predicted_[index], history_.at(points_[index].base).shape.str(), stop);
+                       predicted_[index], nearest(history_.at(points_[index].base), context_.shape).shape.str(), stop);
   }
 
  private:
@@ -95,8 +99,18 @@ class ModelSearch final : public OrderedSearch {
     long long blocks = 0;
     int blocksPerSm = 0;
   };
+  // The measurement of a configuration at the shape most like `shape` (the serving rule's
+  // distance: output area first, then depth and aspect). A workload's previous shape may be
+  // nothing like the next (27x32x3523 after 4096³); squares in ascending order take the size below.
+  static const Measured& nearest(const std::vector<Measured>& seen, const GemmShape& shape) {
+    auto key = [](const GemmShape& g) { return db::ProblemKey{g.M, g.N, g.K}; };
+    return *std::min_element(seen.begin(), seen.end(), [&](const Measured& a, const Measured& b) {
+      return serving::sizeDistance(key(shape), key(a.shape)) < serving::sizeDistance(key(shape), key(b.shape));
+    });
+  }
+
   int carry_, patience_;
-  std::map<std::string, Measured> history_;  // the latest measurement of each configuration
+  std::map<std::string, std::vector<Measured>> history_;  // every shape each configuration was measured at
   SearchContext context_;
   std::vector<SearchPoint> points_;
   std::vector<double> predicted_;  // -1: nothing measured at a smaller size
