@@ -16,6 +16,7 @@
 #include "GpuDetect.hpp"
 #include "LoadedKernel.hpp"
 #include "PrimaryContext.hpp"
+#include "Workspace.hpp"
 
 using namespace gemmtune;
 
@@ -93,6 +94,7 @@ TEST_F(SpaceOnGpu, EveryAcceptedCandidateLaunchesAndComputes) {
   // most 256 × 256 × 64 in the built-in domains.
   constexpr int kMaxM = 2 * 256 + 1, kMaxK = 2 * 64 + 1;
   DeviceBuffer a(sizeof(float) * kMaxM * kMaxK), b(sizeof(float) * kMaxK * kMaxM), c(sizeof(float) * kMaxM * kMaxM);
+  Workspace workspace(d);  // one for every launch: each completed run leaves its locks at zero
   const std::vector<float> ones(static_cast<size_t>(kMaxM) * kMaxK, 1.0f);
   a.upload(ones.data(), a.bytes());
   b.upload(ones.data(), b.bytes());
@@ -126,7 +128,9 @@ TEST_F(SpaceOnGpu, EveryAcceptedCandidateLaunchesAndComputes) {
     args.c = c.ptr(), args.ldc = args.n;
     c.fill32(0x7fc00000u);  // NaN: an element the kernel never writes cannot pass
     LoadedKernel k(cand.compiled->cubin, cand.compiled->loweredNames);
-    CUresult r = k.run(planLaunch(cand.config, problemOf(args)), args);
+    const LaunchPlan plan = planLaunch(cand.config, problemOf(args));
+    args.workspace = workspace.reserve(plan.workspaceBytes, nullptr);  // split-K locks
+    CUresult r = k.run(plan, args);
     if (r == CUDA_SUCCESS) r = d.cuCtxSynchronize();
     ++launched;
     if (r != CUDA_SUCCESS) {
