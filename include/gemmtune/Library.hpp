@@ -81,7 +81,9 @@ class Library {
   // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. Thread-safe; never throws.
   // The first call per context and shape chooses and loads the kernel (NVRTC only when the
   // database holds no usable binary); later calls cost a hash lookup plus the launch. Launches
-  // are asynchronous: a fault inside the kernel surfaces at the next synchronisation.
+  // are asynchronous: a fault inside the kernel surfaces at the next synchronisation. Kernels
+  // that split K (serial split-K) use a small workspace the library allocates once per context
+  // and stream and keeps until it is destroyed; calls on one stream share it in stream order.
   Status sgemm(CUstream_st* stream, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                int ldb, float beta, float* C, int ldc) noexcept;
 
