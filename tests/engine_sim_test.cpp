@@ -474,3 +474,22 @@ TEST(WaveModel, PredictsFromWavesAndK) {
   // Nothing known of the launch: scaled by the work.
   EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 0, s4096, 512, 1, 132), 64.0);
 }
+
+// A workload's shapes come in any order: the model predicts each configuration from the measured
+// shape most like the one being tuned, not from the last one (a skinny 27x32x3523, where split-K
+// wins, says nothing about 4000³).
+TEST(ModelSearch, PredictsFromTheMostSimilarMeasuredShape) {
+  auto model = makeStrategy("model", StrategyOptions{1});
+  const std::vector<SearchPoint> points = {{"square_winner", false, 0, 8}, {"skinny_winner", false, 0, 8}};
+  auto measure = [&](GemmShape shape, double squareMs, double skinnyMs) {
+    model->start(SearchContext{shape, 132}, points);
+    model->tell(0, Measurement{squareMs, 1});
+    model->tell(1, Measurement{skinnyMs, 1});
+  };
+  measure({4096, 4096, 4096}, 1.0, 2.0);
+  measure({27, 32, 3523}, 10.0, 1.0);
+  model->start(SearchContext{{4000, 4000, 4000}, 132}, points);
+  ASSERT_EQ(model->plan().size(), 2u);
+  EXPECT_EQ(model->plan().front(), 0u) << "predicted from 27x32x3523 instead of 4096";
+  EXPECT_NE(model->notTimedReason(1).find("from its time at 4096"), std::string::npos) << model->notTimedReason(1);
+}
