@@ -59,7 +59,10 @@ CUresult LoadedKernel::allowDynamicSmem(size_t kernel, int bytes) const {
   return r;
 }
 
-CUresult LoadedKernel::run(const LaunchPlan& plan, const SgemmArgs& args, CUstream stream) const {
+CUresult LoadedKernel::run(const LaunchPlan& plan, const SgemmArgs& given, CUstream stream, Workspace* workspace) const {
+  SgemmArgs args = given;
+  if (workspace)
+    if (CUresult r = workspace->reserve(plan.workspaceBytes, stream, args.workspace); r != CUDA_SUCCESS) return r;
   if (!plan.runnable() || (plan.workspaceBytes > 0 && !args.workspace)) return CUDA_ERROR_INVALID_VALUE;
   for (const KernelLaunch& l : plan.launches) {
     if (l.kernel < 0 || static_cast<size_t>(l.kernel) >= functions_.size()) return CUDA_ERROR_NOT_FOUND;

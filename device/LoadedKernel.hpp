@@ -14,6 +14,7 @@
 
 #include "CudaDriver.hpp"
 #include "LaunchArgs.hpp"
+#include "Workspace.hpp"
 #include "LaunchPlan.hpp"
 
 namespace gemmtune {
@@ -38,7 +39,10 @@ class LoadedKernel {
 
   // Every launch of `plan` in order on `stream`; the first failure's code, else CUDA_SUCCESS.
   // Opts in to dynamic shared memory above the function's default limit when a launch needs it.
-  CUresult run(const LaunchPlan& plan, const SgemmArgs& args, CUstream stream = nullptr) const;
+  // `workspace` supplies the plan's workspace (LaunchPlan::workspaceBytes) in place of
+  // args.workspace; without one, a plan that needs it runs only with args.workspace set.
+  CUresult run(const LaunchPlan& plan, const SgemmArgs& args, CUstream stream = nullptr,
+               Workspace* workspace = nullptr) const;
 
  private:
   CUresult allowDynamicSmem(size_t kernel, int bytes) const;

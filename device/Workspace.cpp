@@ -11,21 +11,25 @@ Workspace::~Workspace() {
   for (CUdeviceptr p : retired_) driver_.cuMemFree(p);
 }
 
-CUdeviceptr Workspace::reserve(long long bytes, CUstream stream) {
-  if (bytes <= 0) return 0;
-  if (bytes <= bytes_) return current_;
-  // Rounded up to whole words and at least doubled: a few growths cover a whole workload.
-  const long long want = std::max((bytes + 3) / 4 * 4, 2 * bytes_);
-  CUdeviceptr p = 0;
-  driver_.check(driver_.cuMemAlloc(&p, static_cast<size_t>(want)), "cuMemAlloc (launch plan workspace)");
-  if (CUresult r = driver_.cuMemsetD32Async(p, 0, static_cast<size_t>(want / 4), stream); r != CUDA_SUCCESS) {
-    driver_.cuMemFree(p);
-    driver_.check(r, "cuMemsetD32Async (launch plan workspace)");
+CUresult Workspace::reserve(long long bytes, CUstream stream, CUdeviceptr& ptr) {
+  ptr = 0;
+  if (bytes <= 0) return CUDA_SUCCESS;
+  std::lock_guard lock(mutex_);
+  if (bytes > bytes_) {
+    // Rounded up to whole words and at least doubled: a few growths cover a whole workload.
+    const long long want = std::max((bytes + 3) / 4 * 4, 2 * bytes_);
+    CUdeviceptr p = 0;
+    if (CUresult r = driver_.cuMemAlloc(&p, static_cast<size_t>(want)); r != CUDA_SUCCESS) return r;
+    if (CUresult r = driver_.cuMemsetD32Async(p, 0, static_cast<size_t>(want / 4), stream); r != CUDA_SUCCESS) {
+      driver_.cuMemFree(p);
+      return r;
+    }
+    if (current_) retired_.push_back(current_);
+    current_ = p;
+    bytes_ = want;
   }
-  if (current_) retired_.push_back(current_);
-  current_ = p;
-  bytes_ = want;
-  return current_;
+  ptr = current_;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace gemmtune

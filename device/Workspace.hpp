@@ -2,11 +2,12 @@
 // locks), allocated on first need, grown on demand and reused. A plan's every completed run leaves
 // its workspace zeroed again (the plan contract), so memory is cleared only when allocated, on the
 // stream that will use it. Launches that may run at the same time must not share one: keep one per
-// stream.
+// stream. Thread-safe (threads may launch on one stream).
 #pragma once
 
 #include <cuda.h>
 
+#include <mutex>
 #include <vector>
 
 namespace gemmtune {
@@ -21,11 +22,13 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   // At least `bytes` of zeroed memory in the current context, queued behind `stream`'s earlier
-  // work; 0 when `bytes` is 0. Throws CudaError (CUDA_ERROR_OUT_OF_MEMORY, ...).
-  CUdeviceptr reserve(long long bytes, CUstream stream);
+  // work, into `ptr` (0 when `bytes` is 0); the driver's error (CUDA_ERROR_OUT_OF_MEMORY, ...)
+  // otherwise. LoadedKernel::run reserves a plan's workspace through it.
+  CUresult reserve(long long bytes, CUstream stream, CUdeviceptr& ptr);
 
  private:
   const CudaDriver& driver_;
+  std::mutex mutex_;
   CUdeviceptr current_ = 0;
   long long bytes_ = 0;
   // Outgrown allocations: launches queued earlier on the stream may still use them, and freeing

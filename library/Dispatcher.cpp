@@ -88,8 +88,8 @@ Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& er
       error = launch->error;
       return Status::launch_failed;
     }
-    if (launch->plan.workspaceBytes > 0) args.workspace = workspace(key.context, stream, launch->plan.workspaceBytes);
-    if (CUresult r = launch->kernel->run(launch->plan, args, stream); r != CUDA_SUCCESS) {
+    Workspace* workspace = launch->plan.workspaceBytes > 0 ? &workspaceOf(key.context, stream) : nullptr;
+    if (CUresult r = launch->kernel->run(launch->plan, args, stream, workspace); r != CUDA_SUCCESS) {
       error = fmt::format("cuLaunchKernel({}) for {}x{}x{}: {}", launch->instance, call.m, call.n, call.k,
                           d->describe(r));
       return Status::launch_failed;
@@ -183,11 +183,11 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   return launch;
 }
 
-CUdeviceptr Dispatcher::workspace(unsigned long long context, CUstream stream, long long bytes) {
+Workspace& Dispatcher::workspaceOf(unsigned long long context, CUstream stream) {
   std::lock_guard lock(workspacesMutex_);
   auto& w = workspaces_[{context, stream}];
   if (!w) w = std::make_unique<Workspace>(*driver_);
-  return w->reserve(bytes, stream);
+  return *w;
 }
 
 const LoadedKernel* Dispatcher::module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,

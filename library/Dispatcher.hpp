@@ -73,9 +73,9 @@ class Dispatcher {
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();
-  // The zeroed workspace of launches on `stream` of `context` (split-K locks): one per stream,
-  // since launches of one stream run in order and those of different streams may overlap.
-  CUdeviceptr workspace(unsigned long long context, CUstream stream, long long bytes);
+  // The workspace of launches on `stream` of `context` (split-K locks): one per stream, since
+  // launches of one stream run in order and those of different streams may overlap.
+  Workspace& workspaceOf(unsigned long long context, CUstream stream);
   const LoadedKernel* module(unsigned long long context, const Attempt& attempt, const LaunchPlan& launchPlan,
                              const Plan& plan, const GpuSpec& gpu, std::string& why);
 

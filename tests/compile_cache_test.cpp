@@ -170,3 +170,19 @@ TEST(Compiler, ASubmitJoinsTheCompileAlreadyQueuedAndMovesItFirst) {
   EXPECT_TRUE(compiler.submit(configs[3], "sm_90").get().ok);
   EXPECT_EQ(compiler.nvrtcCompiles(), 5);
 }
+
+// A launch-only parameter (cutlass's SPLITK) is no template argument: configurations differing
+// only there are one program, and a submit of one joins the compile of the other.
+TEST(Compiler, ConfigurationsDifferingInALaunchOnlyParameterCompileOnce) {
+  Compiler compiler({{}, {}, 1});  // no disk cache: every NVRTC run is counted
+  Family sliced = FamilyRegistry::builtin().get("blocktile1d");
+  sliced.params.push_back({"SLICES", "sl", {1, 4}, "read by the plan only", /*launchOnly=*/true});
+  const Config one{&sliced, {64, 64, 8, 8, 1}, false}, four{&sliced, {64, 64, 8, 8, 4}, false};
+  ASSERT_NE(one.name(), four.name());
+  auto a = compiler.submit(one, "sm_90");
+  auto b = compiler.submit(four, "sm_90");
+  EXPECT_TRUE(a.get().ok);
+  EXPECT_TRUE(b.get().ok);
+  EXPECT_EQ(a.get().loweredName, b.get().loweredName);
+  EXPECT_EQ(compiler.nvrtcCompiles(), 1);
+}

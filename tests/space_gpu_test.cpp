@@ -129,8 +129,7 @@ TEST_F(SpaceOnGpu, EveryAcceptedCandidateLaunchesAndComputes) {
     c.fill32(0x7fc00000u);  // NaN: an element the kernel never writes cannot pass
     LoadedKernel k(cand.compiled->cubin, cand.compiled->loweredNames);
     const LaunchPlan plan = planLaunch(cand.config, problemOf(args));
-    args.workspace = workspace.reserve(plan.workspaceBytes, nullptr);  // split-K locks
-    CUresult r = k.run(plan, args);
+    CUresult r = k.run(plan, args, nullptr, &workspace);  // split-K plans reserve their locks
     if (r == CUDA_SUCCESS) r = d.cuCtxSynchronize();
     ++launched;
     if (r != CUDA_SUCCESS) {

@@ -32,9 +32,7 @@ Contender ContenderFactory::kernel(Kind kind, const std::string& column, const C
   auto workspace = std::make_shared<Workspace>(CudaDriver::get());  // split-K locks, when the plan has them
   CUstream stream = stream_;
   auto launch = [loaded, workspace, plan, stream](const SgemmArgs& a) {
-    SgemmArgs args = a;
-    args.workspace = workspace->reserve(plan.workspaceBytes, stream);
-    CudaDriver::get().check(loaded->run(plan, args, stream), "cuLaunchKernel");
+    CudaDriver::get().check(loaded->run(plan, a, stream, workspace.get()), "cuLaunchKernel");
   };
   return {kind, column, config.family->name, config.name(), std::move(match), launch};
 }

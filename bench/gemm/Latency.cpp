@@ -77,7 +77,7 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   const KernelLaunch& l = plan.launches.front();
   Workspace workspace(cu);
   SgemmArgs rawArgs = a;
-  rawArgs.workspace = workspace.reserve(plan.workspaceBytes, stream);
+  cu.check(workspace.reserve(plan.workspaceBytes, stream, rawArgs.workspace), "workspace for the raw launch");
   ArgumentPack pack(l, rawArgs);
 
   // Batches short enough that the launch queue never fills (a full queue would make both sides

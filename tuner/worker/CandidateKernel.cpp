@@ -76,13 +76,7 @@ void CandidateKernel::admit(const LaunchPlan& plan) const {
 
 void CandidateKernel::launch(CUstream stream, const LaunchPlan& plan, const SgemmArgs& a) {
   const auto& cu = CudaDriver::get();
-  SgemmArgs args = a;
-  try {
-    args.workspace = workspace_.reserve(plan.workspaceBytes, stream);
-  } catch (const CudaError& e) {
-    throw LaunchRefused(e.result, e.what());
-  }
-  if (CUresult r = kernel_->run(plan, args, stream); r != CUDA_SUCCESS)
+  if (CUresult r = kernel_->run(plan, a, stream, &workspace_); r != CUDA_SUCCESS)
     throw LaunchRefused(r, fmt::format("cuLaunchKernel: {}", cu.describe(r)));
 }
 
