@@ -17,14 +17,14 @@ const FamilyRegistry& reg() { return FamilyRegistry::builtin(); }
 }  // namespace
 
 TEST(Family, RegistryListsEveryFamilyOnceInOrder) {
-  EXPECT_EQ(reg().choices(), "smem, blocktile1d, blocktile2d, warptile, cutlass");
+  EXPECT_EQ(reg().choices(), "smem, blocktile1d, blocktile2d, warptile, thin, cutlass");
   EXPECT_NE(reg().find("smem"), nullptr);
   EXPECT_EQ(reg().find("nope"), nullptr);
   try {
     reg().get("nope");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, blocktile2d, warptile, cutlass)");
+    EXPECT_STREQ(e.what(), "unknown family 'nope' (choose from: smem, blocktile1d, blocktile2d, warptile, thin, cutlass)");
   }
 }
 
@@ -255,4 +255,51 @@ TEST(HeaderTrees, ATreesVersionMovesTheSourceHashItsPathDoesNot) {
   CompileUnit elsewhere = v420;
   elsewhere.options = {"-I/somewhere/else"};
   EXPECT_EQ(elsewhere.sourceHash(), v420.sourceHash());
+}
+
+// thin: row tiles on the grid's x (a skinny C has many), K slices on z, and a workspace of one
+// counter per tile (rounded up to 64) plus every slice's partial tile; one program for every
+// slice count; a split whose partial sums would pass 64 MiB is refused with the numbers.
+TEST(LaunchPlan, ThinSplitsKIntoPartialTilesAndRefusesHugeWorkspaces) {
+  Config one = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_sk1_guarded");
+  Config four = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_sk4_guarded");
+  EXPECT_EQ(one.nameExpression(), four.nameExpression());
+  EXPECT_EQ(one.family->threadsPerBlock(one), 64);
+  for (auto [m, n, k] : {std::tuple{2429, 22, 4103}, std::tuple{1, 1, 1}, std::tuple{65, 17, 3}}) {
+    const LaunchPlan plan = planLaunch(four, GemmProblem::packed(m, n, k));
+    ASSERT_TRUE(plan.runnable()) << plan.refusal;  // K below the slice count too: empty slices add zero
+    const long long tilesM = (m + 63) / 64, tilesN = (n + 15) / 16, tiles = tilesM * tilesN;
+    EXPECT_EQ(plan.launches.at(0).grid, (Dim3{unsigned(tilesM), unsigned(tilesN), 4u})) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan.workspaceBytes, 4 * ((tiles + 63) / 64 * 64 + 4 * tiles * 64 * 16));
+    EXPECT_EQ(plan.launches.at(0).args.back(), KernelArg::Workspace);
+    const LaunchPlan single = planLaunch(one, GemmProblem::packed(m, n, k));
+    EXPECT_EQ(single.launches.at(0).grid.z, 1u);
+    EXPECT_EQ(single.workspaceBytes, 0);
+  }
+  // 4096² in 64×16 tiles: 16 384 tiles × 4 slices × 4 KiB = 256 MiB of partial sums.
+  const LaunchPlan huge = planLaunch(four, GemmProblem::packed(4096, 4096, 4096));
+  EXPECT_FALSE(huge.runnable());
+  EXPECT_NE(huge.refusal.find("need 256 MiB of partial sums"), std::string::npos) << huge.refusal;
+  EXPECT_TRUE(planLaunch(one, GemmProblem::packed(4096, 4096, 4096)).runnable());
+  // The unguarded form needs whole tiles, and float4 operands.
+  Config unguarded = four;
+  unguarded.guarded = false;
+  EXPECT_TRUE(planLaunch(unguarded, GemmProblem::packed(128, 32, 1024)).runnable());
+  EXPECT_FALSE(planLaunch(unguarded, GemmProblem::packed(128, 32, 1000)).runnable());
+}
+
+TEST(LaunchPlan, ThinConstraintsKeepTilesSmallAndFragmentsReadable) {
+  const Family& f = reg().get("thin");
+  auto violated = [&](std::vector<int> v) {
+    const Constraint* c = Config{&f, std::move(v), false}.violated();
+    return c ? c->name : std::string("none");
+  };
+  EXPECT_EQ(violated({64, 16, 32, 4, 4, 4}), "none");
+  EXPECT_EQ(violated({8, 128, 32, 1, 4, 1}), "none");  // 256 threads, one row each: M = 1 to 8
+  EXPECT_EQ(violated({64, 16, 32, 4, 3, 1}), "sub_tiles_fit");
+  EXPECT_EQ(violated({64, 24, 32, 4, 3, 1}), "b_fragments");
+  EXPECT_EQ(violated({128, 128, 32, 8, 8, 1}), "small_tiles");
+  EXPECT_EQ(violated({16, 16, 32, 4, 2, 1}), "two_to_eight_warps");  // 32 threads: one warp
+  EXPECT_EQ(violated({64, 64, 32, 8, 4, 1}), "results_per_thread");  // 32 accumulators per thread
+  EXPECT_EQ(violated({64, 16, 32, 4, 4, 65}), "split_k_slices");
 }

@@ -175,6 +175,9 @@ class LibraryGpuFixture : public ::testing::Test {
     return {};
   }
 
+  // One split-K instance, stored as tuned at 64x64x4096, through the library at every K.
+  void expectSplitKExactAndDeterministic(const std::string& splitK);
+
   std::unique_ptr<PrimaryContext> context_;
   CUstream stream_ = nullptr;
   std::unique_ptr<Cublas> cublas_;
@@ -259,10 +262,18 @@ TEST_F(libraryGpu, EveryTunedSizeIsExactAndCorrect) {
 // it, beta 0 and 2), and real-valued data gives the same bits on every run (the slices add in a
 // fixed order).
 TEST_F(libraryGpu, SplitKIsExactAtEveryKAndBitIdenticalRunToRun) {
-  const std::string splitK = "cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8";
-  writeTunedDatabase(dir_ / "splitk.db", {{splitK, 64, 64, 4096, 900}});
+  // CUTLASS's serial split-K (slices add into C in turn) and thin's (the last block of a tile adds
+  // the partial tiles in slice order).
+  for (const std::string splitK : {"cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8", "thin_bm32_bn32_bk32_tm4_tn2_sk8_guarded"})
+    expectSplitKExactAndDeterministic(splitK);
+}
+
+void LibraryGpuFixture::expectSplitKExactAndDeterministic(const std::string& splitK) {
+  SCOPED_TRACE(splitK);
+  const std::string db = splitK.substr(0, splitK.find('_')) + "-splitk.db";
+  writeTunedDatabase(dir_ / db, {{splitK, 64, 64, 4096, 900}});
   test::WarningCapture capture;  // a refused binary would fall back to the default kernel, exact too
-  Library lib(dir_ / "splitk.db");
+  Library lib(dir_ / db);
   unsigned seed = 1;
   for (int k : {1, 5, 8, 9, 63, 1001, 4096})
     for (auto [m, n] : {std::pair{64, 64}, std::pair{27, 130}}) {
