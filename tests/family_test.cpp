@@ -261,8 +261,8 @@ TEST(HeaderTrees, ATreesVersionMovesTheSourceHashItsPathDoesNot) {
 // counter per tile (rounded up to 64) plus every slice's partial tile; one program for every
 // slice count; a split whose partial sums would pass 64 MiB is refused with the numbers.
 TEST(LaunchPlan, ThinSplitsKIntoPartialTilesAndRefusesHugeWorkspaces) {
-  Config one = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_sk1_guarded");
-  Config four = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_sk4_guarded");
+  Config one = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_st4_sk1_guarded");
+  Config four = reg().parseName("thin_bm64_bn16_bk32_tm4_tn4_st4_sk4_guarded");
   EXPECT_EQ(one.nameExpression(), four.nameExpression());
   EXPECT_EQ(one.family->threadsPerBlock(one), 64);
   for (auto [m, n, k] : {std::tuple{2429, 22, 4103}, std::tuple{1, 1, 1}, std::tuple{65, 17, 3}}) {
@@ -294,12 +294,13 @@ TEST(LaunchPlan, ThinConstraintsKeepTilesSmallAndFragmentsReadable) {
     const Constraint* c = Config{&f, std::move(v), false}.violated();
     return c ? c->name : std::string("none");
   };
-  EXPECT_EQ(violated({64, 16, 32, 4, 4, 4}), "none");
-  EXPECT_EQ(violated({8, 128, 32, 1, 4, 1}), "none");  // 256 threads, one row each: M = 1 to 8
-  EXPECT_EQ(violated({64, 16, 32, 4, 3, 1}), "sub_tiles_fit");
-  EXPECT_EQ(violated({64, 24, 32, 4, 3, 1}), "b_fragments");
-  EXPECT_EQ(violated({128, 128, 32, 8, 8, 1}), "small_tiles");
-  EXPECT_EQ(violated({16, 16, 32, 4, 2, 1}), "two_to_eight_warps");  // 32 threads: one warp
-  EXPECT_EQ(violated({64, 64, 32, 8, 4, 1}), "results_per_thread");  // 32 accumulators per thread
-  EXPECT_EQ(violated({64, 16, 32, 4, 4, 65}), "split_k_slices");
+  EXPECT_EQ(violated({64, 16, 32, 4, 4, 4, 4}), "none");
+  EXPECT_EQ(violated({8, 128, 32, 1, 4, 4, 1}), "none");  // 256 threads, one row each: M = 1 to 8
+  EXPECT_EQ(violated({64, 16, 32, 4, 3, 4, 1}), "sub_tiles_fit");
+  EXPECT_EQ(violated({64, 24, 32, 4, 3, 4, 1}), "b_fragments");
+  EXPECT_EQ(violated({128, 128, 32, 8, 8, 4, 1}), "small_tiles");
+  EXPECT_EQ(violated({16, 16, 32, 4, 2, 4, 1}), "two_to_eight_warps");  // 32 threads: one warp
+  EXPECT_EQ(violated({64, 64, 32, 8, 4, 4, 1}), "results_per_thread");  // 32 accumulators per thread
+  EXPECT_EQ(violated({64, 16, 32, 4, 4, 1, 1}), "pipeline_stages");
+  EXPECT_EQ(violated({64, 16, 32, 4, 4, 4, 65}), "split_k_slices");
 }

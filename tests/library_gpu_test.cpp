@@ -264,7 +264,7 @@ TEST_F(libraryGpu, EveryTunedSizeIsExactAndCorrect) {
 TEST_F(libraryGpu, SplitKIsExactAtEveryKAndBitIdenticalRunToRun) {
   // CUTLASS's serial split-K (slices add into C in turn) and thin's (the last block of a tile adds
   // the partial tiles in slice order).
-  for (const std::string splitK : {"cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8", "thin_bm32_bn32_bk32_tm4_tn2_sk8_guarded"})
+  for (const std::string splitK : {"cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8", "thin_bm32_bn32_bk32_tm4_tn2_st4_sk8_guarded"})
     expectSplitKExactAndDeterministic(splitK);
 }
 
@@ -276,7 +276,9 @@ void LibraryGpuFixture::expectSplitKExactAndDeterministic(const std::string& spl
   Library lib(dir_ / db);
   unsigned seed = 1;
   for (int k : {1, 5, 8, 9, 63, 1001, 4096})
-    for (auto [m, n] : {std::pair{64, 64}, std::pair{27, 130}}) {
+    // 300x300 after the others: its tile counters lie where their partial sums were (thin), so
+    // a plan that leaves its workspace dirty breaks the next one (found on an H100).
+    for (auto [m, n] : {std::pair{64, 64}, std::pair{27, 130}, std::pair{300, 300}}) {
       ASSERT_EQ(lib.best(0, m, n, k).instance, splitK);
       for (float beta : {0.0f, 2.0f}) {
         Shape s{m, n, k, k, n, n + 3, beta};

@@ -96,9 +96,10 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
                              // K < 8 (empty slices add zero) and K = 1; beta 2 applied once.
                              "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1_sk3", "cutlass_bm64_bn64_bk8_wm32_wn32_st3_sw4_sk8",
                              // thin: one slice; 3, 8 and 16 slices (partial tiles added in order
-                             // by the last block of each tile); a GEMV-like 8×128 and a 128×8 tile.
-                             "thin_bm64_bn16_bk32_tm4_tn4_sk1_guarded", "thin_bm64_bn16_bk32_tm4_tn4_sk3_guarded",
-                             "thin_bm8_bn128_bk32_tm1_tn4_sk8_guarded", "thin_bm128_bn8_bk32_tm8_tn1_sk16_guarded"}) {
+                             // by the last block of each tile); 2 and 4 stages; a GEMV-like 8×128
+                             // and a 128×8 tile.
+                             "thin_bm64_bn16_bk32_tm4_tn4_st4_sk1_guarded", "thin_bm64_bn16_bk32_tm4_tn4_st2_sk3_guarded",
+                             "thin_bm8_bn128_bk32_tm1_tn4_st4_sk8_guarded", "thin_bm128_bn8_bk32_tm8_tn1_st4_sk16_guarded"}) {
       auto r = client_->run(builtin(name, p, false), 60);
       EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
       EXPECT_LE(r.maxError, 1.0) << name;

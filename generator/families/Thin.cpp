@@ -1,5 +1,5 @@
 // Spec of templates/thin.cu: small C tiles (8 to 128 on a side) for shapes where M or N is small
-// or C has few tiles, with K split across blocks (SPLITK slices, a launch-only parameter: the
+// or C has few tiles, a cp.async pipeline of STAGES k tiles, with K split across blocks (SPLITK slices, a launch-only parameter: the
 // last block of a tile adds the slices' partial sums in slice order, so results are the same
 // bits run to run).
 #include "../FamilyRegistry.hpp"
@@ -57,11 +57,12 @@ Family thinFamily() {
       {"BK", "bk", {32}, "depth of the A and B tiles in shared memory"},
       {"TM", "tm", {1, 2, 4, 8}, "rows of C per thread"},
       {"TN", "tn", {1, 2, 4}, "columns of C per thread"},
+      {"STAGES", "st", {2, 4}, "k tiles in flight in the cp.async pipeline from global to shared memory"},
       {"SPLITK", "sk", {1, 2, 4, 8, 16},
        "K slices (each block multiplies one; the last of a tile adds the partial sums in order; one program for all)",
        /*launchOnly=*/true},
   };
-  f.classic = std::vector<int>{64, 16, 32, 4, 4, 4};  // 64 threads, 4 K slices: N ≤ 16 over a long K
+  f.classic = std::vector<int>{64, 16, 32, 4, 4, 4, 4};  // 64 threads, 4 stages, 4 K slices: N ≤ 16 over a long K
   f.constraints = {
       {"sub_tiles_fit", "TM must divide BM and TN must divide BN: each thread owns a whole sub-tile",
        [](const Config& c) { return c["BM"] % c["TM"] == 0 && c["BN"] % c["TN"] == 0; }},
@@ -77,12 +78,17 @@ Family thinFamily() {
        [](const Config& c) { return c["BM"] * c["BN"] <= 64 * 64; }},
       {"results_per_thread", "TM·TN must be 4 to 16: fewer starve the FMA pipe on shared-memory reads, more starve the SMs of blocks",
        [](const Config& c) { return c["TM"] * c["TN"] >= 4 && c["TM"] * c["TN"] <= 16; }},
+      {"pipeline_stages", "STAGES must be 2 to 8: one k tile lands while another is multiplied; more only cost shared memory",
+       [](const Config& c) { return c["STAGES"] >= 2 && c["STAGES"] <= 8; }},
       {"split_k_slices", "SPLITK must be 1 to 64 K slices: more partial sums cost more than they save",
        [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }},
   };
+  f.targetConstraints = {
+      {"cp_async", "cp.async pipelines need sm_80 or newer", [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},
+  };
   f.threadsPerBlock = threads;
-  // Two buffers of A (BM rows of BK + 4) and B (BK rows of BN), then the split-K "last block" flag.
-  f.dynamicSmemBytes = [](const Config& c) { return 2 * (c["BM"] * (c["BK"] + 4) + c["BK"] * c["BN"]) * 4 + 16; };
+  // STAGES buffers of A (BM rows of BK + 4) and B (BK rows of BN), then the split-K "last block" flag.
+  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] * (c["BK"] + 4) + c["BK"] * c["BN"]) * 4 + 16; };
   f.staticSmemBytes = [](const Config&) { return 0; };
   f.plan = thinPlan;
   return f;
