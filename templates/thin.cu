@@ -83,12 +83,15 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   };
   // Starts the copies of k tile `tile` into stage `stage`, then closes a commit group (an empty
   // one past the last tile, so that every iteration waits for the same group count).
+  // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
+  // address live across the whole k loop (up to 255 registers for a 128x8 tile of 64 threads).
+  constexpr int kUnroll = GUARDED ? 4 : (kAIters > kBIters ? kAIters : kBIters);
   auto issue = [&](int tile, int stage) {
     if (tile < tBegin + tCount) {
       float* const As = smem + stage * kStage;
       float* const Bs = As + BM * kSA;
       const int k0 = tile * BK;
-#pragma unroll
+#pragma unroll kUnroll
       for (int it = 0; it < kAIters; ++it) {
         const int s = tid + it * kThreads;
         if (kASlots % kThreads == 0 || s < kASlots) {
@@ -103,7 +106,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
           }
         }
       }
-#pragma unroll
+#pragma unroll kUnroll
       for (int it = 0; it < kBIters; ++it) {
         const int s = tid + it * kThreads;
         if (kBSlots % kThreads == 0 || s < kBSlots) {
