@@ -105,12 +105,13 @@ TEST_F(SpaceOnGpu, EveryAcceptedCandidateLaunchesAndComputes) {
   for (const auto& cand : s.candidates) {
     if (!cand.accepted()) continue;
     // Each tile edge: the smallest extent the unguarded form runs with the other two at a multiple
-    // of every tile (3072); twice that, one more for the guarded form.
+    // of every tile (768 = 3 · 256: small enough that split-K partial sums of 768 × 768 stay under
+    // thin's workspace limit, which 3072 passed); twice that, one more for the guarded form.
     Config unguarded = cand.config;
     unguarded.guarded = false;
     auto tile = [&](int dim) {
       for (int e = 1; e <= 256; ++e) {
-        long long d[3] = {3072, 3072, 3072};
+        long long d[3] = {768, 768, 768};
         d[dim] = e;
         if (planLaunch(unguarded, GemmProblem::packed(d[0], d[1], d[2])).runnable()) return e;
       }
