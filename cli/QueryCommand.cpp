@@ -60,6 +60,8 @@ int run(const QueryArgs& a, const CliContext& ctx) {
       j.update({{"instance", best.instance}, {"measured_instance", best.measuredInstance},
                 {"measured_problem", problemJson(best.measuredProblem)}, {"distance", best.distance},
                 {"gflops", best.gflops}, {"median_ms", best.medianMs},
+                {"predicted_ms", best.quality == serving::MatchQuality::exact ? nlohmann::json() : nlohmann::json(best.predictedMs)},
+                {"reason", best.reason},
                 {"cublas_gflops", best.cublasGflops ? nlohmann::json(*best.cublasGflops) : nlohmann::json()},
                 {"percent_of_cublas", percent ? nlohmann::json(*percent) : nlohmann::json()},
                 {"threads_per_block", best.config->family->threadsPerBlock(*best.config)},
@@ -82,8 +84,9 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   if (best.quality == serving::MatchQuality::exact)
     row("match", "exact");
   else
-    row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f})", best.measuredInstance,
-                             best.measuredProblem.m, best.measuredProblem.n, best.measuredProblem.k, best.distance));
+    row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f}) because {}", best.measuredInstance,
+                             best.measuredProblem.m, best.measuredProblem.n, best.measuredProblem.k, best.distance,
+                             best.reason));
   row("measured", fmt::format("{:.1f} GFLOP/s (median {:.4f} ms)", best.gflops, best.medianMs));
   row("vs cuBLAS", percent ? fmt::format("{:.1f} % (cuBLAS {:.1f} GFLOP/s)", *percent, *best.cublasGflops)
                            : std::string("not measured"));

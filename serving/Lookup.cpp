@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <limits>
 #include <tuple>
 
 #include "Errors.hpp"
@@ -11,6 +13,8 @@
 #include "CompileResult.hpp"
 #include "LaunchLimits.hpp"
 #include "Log.hpp"
+#include "Occupancy.hpp"
+#include "WaveModel.hpp"
 
 namespace gemmtune::serving {
 
@@ -18,6 +22,26 @@ namespace {
 
 // How many of a size's fastest rows a lookup reads before it reads them all.
 constexpr int kFirstRows = 16;
+// At most this many measured sizes offer rows for an untuned one.
+constexpr int kNeighbourShapes = 4;
+
+// The wave model's time for `row` (measured at `measured`) at `asked`, in `config`'s form;
+// infinity when the row holds no time.
+double predictedHere(const Config& config, const StoredResult& row, const ProblemKey& measured, const ProblemKey& asked,
+                     const GpuSpec& gpu) {
+  const double ms = row.medianMs.value_or(0);
+  if (!(ms > 0)) return std::numeric_limits<double>::infinity();
+  const Family& f = *config.family;
+  auto blocks = [&](const ProblemKey& p) {
+    const LaunchPlan plan = planLaunch(config, GemmProblem::packed(p.m, p.n, p.k));
+    return plan.runnable() ? static_cast<long long>(plan.launches.front().grid.volume()) : 0LL;
+  };
+  const Occupancy occ = computeOccupancy(gpu, {f.threadsPerBlock(config), row.registers.value_or(0),
+                                               std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0)),
+                                               f.dynamicSmemBytes(config)});
+  return predictMs(ms, measured, blocks(measured), asked, blocks(asked),
+                   blocksToSaturate(occ.blocksPerSm, occ.warpsPerBlock), gpu.smCount);
+}
 
 // Memo key from the fields the fingerprint covers, so a warm lookup does not hash.
 std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
@@ -93,40 +117,43 @@ void Lookup::skip(const StoredResult& row, const std::string& why) {
                    row.key.problem.n, row.key.problem.k, why);
 }
 
+std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact) {
+  Config config;
+  try {
+    config = FamilyRegistry::builtin().parseName(row.instance());
+  } catch (const UsageError& e) {
+    skip(row, e.what());
+    return std::nullopt;
+  }
+  if (config.family->name != row.family) {
+    skip(row, fmt::format("its family column says '{}'", row.family));
+    return std::nullopt;
+  }
+  StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
+                       row.key.methodVersion};
+  if (auto stale = staleReasons(parts, &config.family->name, present_); !stale.empty()) {
+    // Stale rows are expected after an upgrade: not worth a warning each.
+    logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
+    return std::nullopt;
+  }
+  if (!config.guarded && !planLaunch(config, GemmProblem::packed(asked.m, asked.n, asked.k)).runnable()) {
+    if (exact) {
+      skip(row, "an unguarded kernel cannot be correct at this size");
+      return std::nullopt;
+    }
+    config.guarded = true;
+  }
+  if (auto problem = launchProblem(config, row, gpu, asked)) {
+    skip(row, *problem);
+    return std::nullopt;
+  }
+  return config;
+}
+
 std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
                                                     const ProblemKey& asked, bool exact) {
-  for (const auto& row : rows) {
-    Config config;
-    try {
-      config = FamilyRegistry::builtin().parseName(row.instance());
-    } catch (const UsageError& e) {
-      skip(row, e.what());
-      continue;
-    }
-    if (config.family->name != row.family) {
-      skip(row, fmt::format("its family column says '{}'", row.family));
-      continue;
-    }
-    StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
-                         row.key.methodVersion};
-    if (auto stale = staleReasons(parts, &config.family->name, present_); !stale.empty()) {
-      // Stale rows are expected after an upgrade: not worth a warning each.
-      logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
-      continue;
-    }
-    if (!config.guarded && !planLaunch(config, GemmProblem::packed(asked.m, asked.n, asked.k)).runnable()) {
-      if (exact) {
-        skip(row, "an unguarded kernel cannot be correct at this size");
-        continue;
-      }
-      config.guarded = true;
-    }
-    if (auto problem = launchProblem(config, row, gpu, asked)) {
-      skip(row, *problem);
-      continue;
-    }
-    return Candidate{config, &row};
-  }
+  for (const auto& row : rows)
+    if (auto config = usable(row, gpu, asked, exact)) return Candidate{*config, &row};
   return std::nullopt;
 }
 
@@ -194,8 +221,42 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     if (va != vb) return va > vb;
     return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
   });
-  for (const auto& size : sizes)
-    if (tryAt(size)) return out;
+  // The nearest few offer their fastest valid rows; the wave model picks among them.
+  std::deque<std::vector<StoredResult>> kept;  // the rows candidates point into
+  std::optional<Candidate> pick;
+  ProblemKey pickedAt;
+  double pickedMs = 0;
+  int shapes = 0, offered = 0;
+  double nearest = 0;  // d of the nearest size that offered a row
+  for (const auto& size : sizes) {
+    // Farther sizes say little: everything runs more efficiently at 4096³ than at 1000³.
+    if (shapes == kNeighbourShapes || (shapes > 0 && sizeDistance(asked, size) > nearest + 1.0)) break;
+    filter.m = size.m;
+    filter.n = size.n;
+    filter.k = size.k;
+    filter.limit = kFirstRows;
+    kept.push_back(store_.results(filter));
+    bool any = false;
+    for (const StoredResult& row : kept.back()) {
+      auto config = usable(row, gpu, asked, false);
+      if (!config) continue;
+      any = true;
+      ++offered;
+      const double ms = predictedHere(*config, row, size, asked, gpu);
+      if (!pick || ms < pickedMs) {
+        pick = Candidate{*config, &row};
+        pickedAt = size;
+        pickedMs = ms;
+      }
+    }
+    if (any && shapes++ == 0) nearest = sizeDistance(asked, size);
+  }
+  if (!pick) return out;
+  fill(*pick, MatchQuality::nearest_size, pickedAt);
+  out.predictedMs = std::isfinite(pickedMs) ? pickedMs : 0;
+  out.reason = fmt::format("fastest predicted here ({:.4g} ms from {:.4g} ms at {}x{}x{}: K and waves of blocks) of {} "
+                           "valid rows of the {} nearest tuned size(s)",
+                           out.predictedMs, out.medianMs, pickedAt.m, pickedAt.n, pickedAt.k, offered, shapes);
   return out;
 }
 

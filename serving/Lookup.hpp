@@ -4,11 +4,15 @@
 // fails is skipped and logged once. Answers are memoised per Lookup object.
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout and β class);
-// otherwise `nearest_size`: the measured size with the smallest
+// otherwise `nearest_size`: the measured sizes are ranked by
 //     d = |log2(M·N / M'·N')| + ½·|log2(K/K')| + ¼·|log2((M/N) / (M'/N'))|
 // — output area first (the number of C tiles, hence waves over the SMs, decides which tile shape
-// wins), then depth, then aspect — (ties: the larger M'·N'·K', then the smaller M', N', K'), and of its rows the fastest valid
-// one, in its guarded form unless its tiles divide the asked size; `none` when nothing is valid.
+// wins), then depth, then aspect — (ties: the larger M'·N'·K', then the smaller M', N', K'). The
+// nearest few (at most kNeighbourShapes, each within one doubling of d of the nearest) offer
+// their fastest valid rows, and the row whose time the wave model (WaveModel.hpp) predicts
+// fastest at the asked size wins, in its guarded form unless its tiles divide the asked size:
+// a tile that fit the nearest shape's grid but splits the asked one into a partial wave loses to
+// one that fits. `none` when nothing is valid.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +48,8 @@ struct LookupResult {
   double gflops = 0;             // measured, at measuredProblem
   double medianMs = 0;
   std::optional<double> cublasGflops;  // cuBLAS at measuredProblem, when measured
+  double predictedMs = 0;        // nearest_size: the wave model's time at the asked size
+  std::string reason;            // nearest_size: why this row, in one line
   std::int64_t rowId = 0;
   // The stored binary, only when `instance` is the measured one (else compile `instance`).
   std::string cubin;
@@ -77,6 +83,8 @@ class Lookup {
   };
   LookupResult compute(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family);
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
+  // `row`'s configuration in the form that runs `asked`, if the row is valid for it.
+  std::optional<Config> usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
   // The first valid row among `rows` (ordered fastest first) for use at `asked`.
   std::optional<Candidate> firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
                                       const ProblemKey& asked, bool exact);

@@ -86,11 +86,23 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
   // address live across the whole k loop (up to 255 registers for a 128x8 tile of 64 threads).
   constexpr int kUnroll = GUARDED ? 4 : (kAIters > kBIters ? kAIters : kBIters);
+  // Guarded copies where the thread count is a multiple of the tile's row length: a thread's
+  // column is fixed and its rows step evenly, so the bounds checks and addresses come from a few
+  // values set once (offsets formed only for rows and columns that exist).
+  constexpr int kARowStep = kThreads / BK > 0 ? kThreads / BK : 1, kBRowStep = kThreads / BN > 0 ? kThreads / BN : 1;
+  const int aRow0 = tid / BK, aK = tid % BK, aRowsLeft = M - rowBase - aRow0;
+  const float* const aFirst = A + (aRowsLeft > 0 ? (rowBase + aRow0) * lda + aK : 0);
+  const int bRow0 = tid / BN, bCol = tid % BN;
+  const bool bColOk = colBase + bCol < N;
+  const float* const bFirst = B + (bColOk ? bRow0 * ldb + colBase + bCol : 0);
   auto issue = [&](int tile, int stage) {
     if (tile < tBegin + tCount) {
       float* const As = smem + stage * kStage;
       float* const Bs = As + BM * kSA;
       const int k0 = tile * BK;
+      const bool aKOk = k0 + aK < K;
+      const float* const aTile = aFirst + k0;
+      const float* const bTile = bFirst + k0 * ldb;
 #pragma unroll kUnroll
       for (int it = 0; it < kAIters; ++it) {
         const int s = tid + it * kThreads;
@@ -98,6 +110,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
           if constexpr (!GUARDED) {
             const int r = s / (BK / 4), kq = (s % (BK / 4)) * 4;
             copy16(As + r * kSA + kq, A + (rowBase + r) * lda + k0 + kq);
+          } else if constexpr (kThreads % BK == 0) {
+            // Each thread copies one k column of rows aRow0 + it * kARowStep: its pointer steps.
+            const bool on = aKOk && it * kARowStep < aRowsLeft;
+            copy4(As + (aRow0 + it * kARowStep) * kSA + aK, on ? aTile + it * kARowStep * lda : A, on);
           } else {
             const int r = s / BK, kk = s % BK;
             const bool on = rowBase + r < M && k0 + kk < K;
@@ -113,6 +129,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
           if constexpr (!GUARDED) {
             const int kr = s / (BN / 4), cq = (s % (BN / 4)) * 4;
             copy16(Bs + s * 4, B + (k0 + kr) * ldb + colBase + cq);
+          } else if constexpr (kThreads % BN == 0) {
+            // Each thread copies one column of k rows bRow0 + it * kBRowStep.
+            const bool on = bColOk && k0 + bRow0 + it * kBRowStep < K;
+            copy4(Bs + (bRow0 + it * kBRowStep) * BN + bCol, on ? bTile + it * kBRowStep * ldb : B, on);
           } else {
             const int kr = s / BN, c = s % BN;
             const bool on = k0 + kr < K && colBase + c < N;

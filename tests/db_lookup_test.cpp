@@ -87,6 +87,29 @@ TEST_F(dbLookup, NearestSizeTakesTheClosestMeasuredSizeInGuardedFormWhenTilesDoN
   EXPECT_FALSE(divisible.cubin.empty());
 }
 
+// An untuned shape takes the row the wave model predicts fastest there, not the nearest shape's
+// fastest: on 132 SMs, 128×128 tiles make 128 blocks at 2048x1024 (one wave) but 160 at
+// 2048x1280 (two); 64×64 tiles, two blocks per SM at once, make 512 (2 waves of 264) and 640 (3).
+// 1.0 ms → 2.0 ms against 1.2 ms → 1.8 ms: the slower row at 2048x1024 wins at 2048x1280 (the
+// kind of miss measured on an H100: 3055x628x1796 ran the nearest shape's winner at 0.57x cuBLAS
+// where another row of that shape ran 1.02x).
+TEST_F(dbLookup, AnUntunedShapeTakesTheRowPredictedFastestThere) {
+  const std::string big = "warptile_bm128_bn128_bk8_wm64_wn32_wni2_tm4_tn4_t256";
+  const std::string small = "warptile_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128";
+  const double flops = 2.0 * 2048 * 1024 * 1024;
+  add(big, 2048, 1024, 1024, flops / 1.0e6);    // 1.0 ms
+  add(small, 2048, 1024, 1024, flops / 1.2e6);  // 1.2 ms
+  add("blocktile1d_bm64_bn64_bk8_tm8", 8192, 8192, 8192, 30000);  // far away (d 5.7): offers nothing
+  Lookup lookup(store, present());
+  EXPECT_EQ(lookup.best(gpu, {2048, 1024, 1024}).instance, big);  // measured there: the fastest row
+  auto r = lookup.best(gpu, {2048, 1280, 1024});
+  EXPECT_EQ(r.quality, MatchQuality::nearest_size);
+  EXPECT_EQ(r.instance, small);
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{2048, 1024, 1024}));
+  EXPECT_NEAR(r.predictedMs, 1.8, 1e-9);
+  EXPECT_NE(r.reason.find("of 2 valid rows of the 1 nearest tuned size(s)"), std::string::npos) << r.reason;
+}
+
 TEST_F(dbLookup, StaleRowsAreNeverBest) {
   auto staleSource = test::okResult("blocktile1d_bm128_bn64_bk8_tm8", 4096, 4096, 4096, 30000);
   staleSource.key.sourceHash = std::string(64, '0');

@@ -17,6 +17,7 @@
 #include "GpuDetect.hpp"
 #include "ResultStore.hpp"
 #include "TuningEngine.hpp"
+#include "WaveModel.hpp"
 #include "search/SearchStrategy.hpp"
 #include "CliRunner.hpp"
 #include "engine_cli_process.hpp"
@@ -460,14 +461,14 @@ TEST_F(EngineSim, TuneResultsAndQueryAgreeOnSqliteAndPostgresql) {
   }
 }
 
-// The wave model with numbers worked by hand: a 128×256 tile at 1024³ is 32 blocks, one wave on
+// The wave model (serving/WaveModel) with numbers worked by hand: a 128×256 tile at 1024³ is 32 blocks, one wave on
 // 132 SMs; at 4096³ it is 512 blocks, 4 waves; K grows 4×: 16× the time (while the work grows 64×).
 TEST(WaveModel, PredictsFromWavesAndK) {
   EXPECT_EQ(blocksToSaturate(1, 8), 1);   // 8 warps fill an SM alone
   EXPECT_EQ(blocksToSaturate(4, 2), 4);   // 2-warp blocks: four at once
   EXPECT_EQ(blocksToSaturate(2, 2), 2);   // ...but no more than fit
   EXPECT_EQ(blocksToSaturate(0, 8), 0);   // unknown
-  const GemmShape s1024{1024, 1024, 1024}, s4096{4096, 4096, 4096};
+  const db::ProblemKey s1024{1024, 1024, 1024}, s4096{4096, 4096, 4096};
   EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 32, s4096, 512, 1, 132), 16.0);
   // 64×128 tiles, two saturate an SM: 128 blocks (one wave of 264) -> 2048 blocks (8 waves).
   EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 128, s4096, 2048, 2, 132), 32.0);

@@ -1,5 +1,5 @@
 // `model` (the default): every candidate at the first size; at each later size, candidates in
-// the order of their time predicted from the most similar size measured (SearchStrategy.hpp: predictMs, a wave
+// the order of their time predicted from the most similar size measured (WaveModel.hpp: predictMs, a wave
 // model that knows a tile underfilling the GPU at a small size can win at a large one), at least
 // `carry` of them, then on while the search keeps finding competitive ones: it stops once
 // `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
@@ -13,6 +13,7 @@
 #include "Lookup.hpp"
 #include "SearchOrder.hpp"
 #include "SearchStrategy.hpp"
+#include "WaveModel.hpp"
 
 namespace gemmtune {
 
@@ -33,7 +34,7 @@ class ModelSearch final : public OrderedSearch {
       if (auto it = history_.find(points_[i].base); it != history_.end()) {
         const Measured& m = nearest(it->second, context.shape);
         const int saturating = blocksToSaturate(m.blocksPerSm, points_[i].warpsPerBlock);
-        predicted_[i] = predictMs(m.ms, m.shape, m.blocks, context.shape, points_[i].blocks, saturating, context.smCount);
+        predicted_[i] = predictMs(m.ms, key(m.shape), m.blocks, key(context.shape), points_[i].blocks, saturating, context.smCount);
       }
     const bool anyHistory = std::any_of(predicted_.begin(), predicted_.end(), [](double p) { return p >= 0; });
     everything_ = carry_ <= 0 || !anyHistory;
@@ -99,11 +100,11 @@ class ModelSearch final : public OrderedSearch {
     long long blocks = 0;
     int blocksPerSm = 0;
   };
+  static db::ProblemKey key(const GemmShape& g) { return db::ProblemKey{g.M, g.N, g.K}; }
   // The measurement of a configuration at the shape most like `shape` (the serving rule's
   // distance: output area first, then depth and aspect). A workload's previous shape may be
   // nothing like the next (27x32x3523 after 4096³); squares in ascending order take the size below.
   static const Measured& nearest(const std::vector<Measured>& seen, const GemmShape& shape) {
-    auto key = [](const GemmShape& g) { return db::ProblemKey{g.M, g.N, g.K}; };
     return *std::min_element(seen.begin(), seen.end(), [&](const Measured& a, const Measured& b) {
       return serving::sizeDistance(key(shape), key(a.shape)) < serving::sizeDistance(key(shape), key(b.shape));
     });

@@ -46,18 +46,4 @@ std::unique_ptr<SearchStrategy> makeStrategy(const std::string& name, const Stra
   throw UsageError(fmt::format("unknown search strategy {} (choose from: {})", quoteInput(name), choices));
 }
 
-int blocksToSaturate(int blocksPerSm, int warpsPerBlock) {
-  if (blocksPerSm <= 0 || warpsPerBlock <= 0) return 0;
-  return std::clamp((8 + warpsPerBlock - 1) / warpsPerBlock, 1, blocksPerSm);
-}
-
-double predictMs(double msFrom, const GemmShape& from, long long tilesFrom, const GemmShape& to, long long tilesTo,
-                 int saturating, int smCount) {
-  if (tilesFrom <= 0 || tilesTo <= 0 || saturating <= 0 || smCount <= 0 || from.K <= 0)
-    return msFrom * to.flops() / std::max(1.0, from.flops());  // nothing known of the launch: scale by work
-  const long long slots = static_cast<long long>(smCount) * saturating;
-  auto waves = [&](long long tiles) { return static_cast<double>((tiles + slots - 1) / slots); };
-  return msFrom * (static_cast<double>(to.K) / static_cast<double>(from.K)) * waves(tilesTo) / waves(tilesFrom);
-}
-
 }  // namespace gemmtune

@@ -62,15 +62,4 @@ struct StrategyOptions {
 std::unique_ptr<SearchStrategy> makeStrategy(const std::string& name, const StrategyOptions& options);
 const std::vector<std::string>& strategyNames();
 
-// Blocks an SM needs at once to keep its FMA pipes busy: about 8 resident warps (two per
-// sub-partition), no more than fit. A block of 8 warps fills an SM alone; one of 2 warps needs 4.
-int blocksToSaturate(int blocksPerSm, int warpsPerBlock);
-
-// The model's prediction for a configuration measured at `from` (tilesFrom blocks) run at `to`
-// (tilesTo blocks): time scales with K and with the number of waves, a wave being every SM
-// running `saturating` blocks at once (blocksToSaturate). A partial wave costs a whole one: that
-// is why a large tile that underfills the GPU at 1024 can win at 4096.
-double predictMs(double msFrom, const GemmShape& from, long long tilesFrom, const GemmShape& to, long long tilesTo,
-                 int saturating, int smCount);
-
 }  // namespace gemmtune
