@@ -21,6 +21,7 @@
 #include "FamilyRegistry.hpp"
 #include "HeaderTrees.hpp"
 #include "GpuDetect.hpp"
+#include "GpuSelect.hpp"
 #include "ShapeFile.hpp"
 #include "Shard.hpp"
 #include "TuneReport.hpp"
@@ -41,7 +42,7 @@ extern "C" void onSignal(int sig) {
 }
 
 struct TuneArgs {
-  std::string gpu = "auto", sizes = "1024..8192", shapes, families, db, shard, strategy = "model";
+  std::string gpu = "auto", sizes = "1024..8192", shapes, mnk, families, db, shard, strategy = "model";
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -79,7 +80,11 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   if (!std::isfinite(a.budget)) throw UsageError("--budget must be a finite number of seconds");
   // Everything the user typed is checked before any GPU work.
   TuneOptions options;
-  if (a.shapes.empty()) {
+  if (!a.mnk.empty()) {
+    // One shape on demand, e.g. one whose untuned choice (`gemmtune query --mnk`) is poor.
+    const db::ProblemKey p = serving::parseProblemSize(a.mnk);
+    options.sizes = {GemmShape{p.m, p.n, p.k}};
+  } else if (a.shapes.empty()) {
     options.sizes = parseSizes(a.sizes);
   } else {
     // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
@@ -202,9 +207,13 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   auto* sizes = sub->add_option("--sizes", a->sizes,
                                 "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512, 4096x1..4096x4096 (a range per dimension)")
                     ->capture_default_str();
-  sub->add_option("--shapes", a->shapes,
-                  "A workload file: one MxNxK per line, optionally a weight, # comments (instead of --sizes)")
-      ->excludes(sizes);
+  auto* shapes = sub->add_option("--shapes", a->shapes,
+                                 "A workload file: one MxNxK per line, optionally a weight, # comments (instead of --sizes)")
+                     ->excludes(sizes);
+  sub->add_option("--mnk", a->mnk, "One problem MxNxK, e.g. one `query --mnk` answers poorly (instead of --sizes)")
+      ->type_name("MxNxK")
+      ->excludes(sizes)
+      ->excludes(shapes);
   sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
   addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
@@ -236,7 +245,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "  gemmtune tune --gpu auto --sizes 1024..8192\n"
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
       "  gemmtune tune --gpu all --sizes 2048 --fresh --strategy exhaustive\n"
-      "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)",
+      "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)\n"
+      "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }

@@ -128,6 +128,17 @@ TEST(TuneCli, EveryFamilySkipsOneWithoutItsHeadersWithAWarning) {
   EXPECT_NE(r.err.find("the sweep has 5 unit(s)"), std::string::npos) << r.err;
 }
 
+// tune --mnk: one shape on demand (the answer to a poor `query --mnk`), checked before GPU work.
+TEST(TuneCli, MnkTunesOneShape) {
+  expectUsageError({"tune", "--mnk", "12x13"}, "size '12x13' must be N or MxNxK");
+  expectUsageError({"tune", "--mnk", "0x1x1"}, "size '0x1x1' is not N or MxNxK with positive integers");
+  expectUsageError({"tune", "--mnk", "12x13x14", "--sizes", "64"}, "excludes");
+  // One shape of the five families found here is five units: shard 9 of 10 has none.
+  auto r = runCli({"tune", "--mnk", "2429x22x4103", "--shard", "9/10"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("the sweep has 5 unit(s)"), std::string::npos) << r.err;
+}
+
 TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {
   if (gemmtune::CudaDriver::available()) GTEST_SKIP() << "a CUDA driver is present";
   auto r = runCli(space({"--gpu", "auto", "--family", "smem"}));
