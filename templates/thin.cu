@@ -81,8 +81,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
   };
-  // Starts the copies of k tile `tile` into stage `stage`, then closes a commit group (an empty
-  // one past the last tile, so that every iteration waits for the same group count).
   // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
   // address live across the whole k loop (up to 255 registers for a 128x8 tile of 64 threads).
   constexpr int kUnroll = GUARDED ? 4 : (kAIters > kBIters ? kAIters : kBIters);
@@ -95,6 +93,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   const int bRow0 = tid / BN, bCol = tid % BN;
   const bool bColOk = colBase + bCol < N;
   const float* const bFirst = B + (bColOk ? bRow0 * ldb + colBase + bCol : 0);
+  // Starts the copies of k tile `tile` into stage `stage`, then closes a commit group (an empty
+  // one past the last tile, so that every iteration waits for the same group count).
   auto issue = [&](int tile, int stage) {
     if (tile < tBegin + tCount) {
       float* const As = smem + stage * kStage;
