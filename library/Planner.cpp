@@ -151,8 +151,8 @@ Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
   p.choice.measuredSize = sizeText(r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
   p.choice.measuredGflops = r.gflops;
   if (p.choice.match == Match::nearest_size)
-    p.choice.note = fmt::format("{} was measured at {}, the nearest tuned size to {}{}", r.measuredInstance,
-                                p.choice.measuredSize, sizeText(M, N, K),
+    p.choice.note = fmt::format("{} was measured at {}, chosen for {} as the {}{}", r.measuredInstance,
+                                p.choice.measuredSize, sizeText(M, N, K), r.reason,
                                 r.instance != r.measuredInstance ? " (guarded form: its tiles do not divide the size)" : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);

@@ -58,6 +58,7 @@ TEST_F(libraryBest, NearestSizeUsesTheGuardedFormWhenTheTilesDoNotDivide) {
   EXPECT_EQ(c.measuredSize, "1024");
   EXPECT_DOUBLE_EQ(c.measuredGflops, 15000);
   EXPECT_NE(c.note.find("guarded"), std::string::npos) << c.note;
+  EXPECT_NE(c.note.find("chosen for 1000 as the fastest predicted here"), std::string::npos) << c.note;
 
   Choice divisible = lib.best(gpu, 2048, 2048, 2048);
   EXPECT_EQ(divisible.match, Match::nearest_size);

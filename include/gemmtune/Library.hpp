@@ -26,7 +26,7 @@ namespace gemmtune {
 
 enum class Match {
   exact,           // measured at this M, N, K on this GPU
-  nearest_size,    // measured at the nearest size (guarded form when the tiles do not divide)
+  nearest_size,    // measured at one of the nearest sizes, predicted fastest here (guarded form when the tiles do not divide)
   default_config,  // nothing usable measured: the built-in default configuration
 };
 
@@ -35,7 +35,7 @@ struct Choice {
   Match match = Match::default_config;
   std::string measuredSize;  // "4096" or "4096x1024x512"; empty for default_config
   double measuredGflops = 0; // at measuredSize; 0 for default_config
-  std::string note;          // why the match is not exact, when it is not
+  std::string note;          // why the match is not exact, when it is not (for nearest_size: why this row)
 };
 
 enum class Status {
