@@ -85,9 +85,11 @@ class TuningEngine {
   // Whether an earlier run left a final row for this candidate at this size (resume).
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
   db::ResultRecord recordFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
-  // Records a candidate that is not timed (rejected, or pruned with its reason).
+  // Records a candidate that is not timed (rejected, or pruned with its reason): at once, or
+  // into `batch` for recordBatch (one transaction for a family's thousands of such rows).
   void recordCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape, FamilyOutcome& fo,
-                       ProgressState& progress);
+                       ProgressState& progress, std::vector<db::ResultRecord>* batch = nullptr);
+  void recordBatch(std::vector<db::ResultRecord>& batch);
   // Verifies and times one accepted candidate on `lane` (or resumes its stored row); its median
   // when ok. Called with `lock` (mutex_) held; released while the GPU works.
   std::optional<double> timeCandidate(const Candidate& c, const std::string& srcHash, const GemmShape& shape,
