@@ -234,20 +234,24 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     filter.m = size.m;
     filter.n = size.n;
     filter.k = size.k;
-    filter.limit = kFirstRows;
-    kept.push_back(store_.results(filter));
     bool any = false;
-    for (const StoredResult& row : kept.back()) {
-      auto config = usable(row, gpu, asked, false);
-      if (!config) continue;
-      any = true;
-      ++offered;
-      const double ms = predictedHere(*config, row, size, asked, gpu);
-      if (!pick || ms < pickedMs) {
-        pick = Candidate{*config, &row};
-        pickedAt = size;
-        pickedMs = ms;
+    // The fastest few rows, or all of them when none of those is valid (stale after an upgrade).
+    for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
+      filter.limit = limit;
+      kept.push_back(store_.results(filter));
+      for (const StoredResult& row : kept.back()) {
+        auto config = usable(row, gpu, asked, false);
+        if (!config) continue;
+        any = true;
+        ++offered;
+        const double ms = predictedHere(*config, row, size, asked, gpu);
+        if (!pick || ms < pickedMs) {
+          pick = Candidate{*config, &row};
+          pickedAt = size;
+          pickedMs = ms;
+        }
       }
+      if (any || !limit || kept.back().size() < static_cast<std::size_t>(*limit)) break;
     }
     if (any && shapes++ == 0) nearest = sizeDistance(asked, size);
   }

@@ -135,6 +135,26 @@ TEST_F(dbLookup, StaleRowsAreNeverBest) {
   EXPECT_EQ(reasons[0].rfind("NVRTC 11.0 (now ", 0), 0u) << reasons[0];
 }
 
+// An untuned size whose nearest tuned size holds more stale rows (an older NVRTC) than a lookup
+// reads at first, all faster than its one current row: the lookup reads on and finds that row
+// (a lookup that stopped at the first 16 answered none, and sgemm() fell back to the default).
+TEST_F(dbLookup, NearestSizeReadsPastItsFastestRowsWhenTheyAreAllStale) {
+  int n = 0;
+  for (int bm : {32, 64, 128})
+    for (int bn : {32, 64})
+      for (int tm : {8, 16, 32}) {
+        auto stale = test::okResult(fmt::format("blocktile1d_bm{}_bn{}_bk8_tm{}", bm, bn, tm), 2048, 2048, 2048, 30000 + n++);
+        stale.key.nvrtcVersion = "11.0";
+        ASSERT_TRUE(store.recordResult(run, stale));
+      }
+  ASSERT_GT(n, 16);
+  add("smem_bs32", 2048, 2048, 2048, 9000);
+  Lookup lookup(store, present());
+  auto r = lookup.best(gpu, {2000, 2000, 2000});
+  EXPECT_EQ(r.quality, MatchQuality::nearest_size);
+  EXPECT_EQ(r.instance, "smem_bs32_guarded");
+}
+
 TEST_F(dbLookup, RowsFailingRevalidationAreSkipped) {
   // Unknown family, a name that does not parse, an unguarded kernel at a size its tiles do not
   // divide, a row whose launch geometry contradicts the family: all faster than the valid row,
