@@ -150,13 +150,6 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
   return config;
 }
 
-std::optional<Lookup::Candidate> Lookup::firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
-                                                    const ProblemKey& asked, bool exact) {
-  for (const auto& row : rows)
-    if (auto config = usable(row, gpu, asked, exact)) return Candidate{*config, &row};
-  return std::nullopt;
-}
-
 LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
   LookupResult out;
   // Every query of one answer reads the same committed state: a tuner replacing the chosen row
@@ -188,28 +181,34 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
       out.loweredNames = splitLoweredNames(c.row->loweredName);
     }
   };
-  auto tryAt = [&](const ProblemKey& size) {
-    const bool exact = size == asked;
+  std::deque<std::vector<StoredResult>> kept;  // the rows candidates point into
+  // The valid rows of `size`, fastest first (only the first with firstOnly): among its fastest
+  // few, or among all of them when none of those is valid (stale after an upgrade, say).
+  // Reading every row of a size, each beside its cubin, was most of a cold lookup.
+  auto validAt = [&](const ProblemKey& size, bool firstOnly) {
+    std::vector<Candidate> found;
     filter.m = size.m;
     filter.n = size.n;
     filter.k = size.k;
-    // The fastest few rows first: the first valid one is almost always among them, and reading
-    // every row of a size (hundreds, each beside its cubin) was most of a cold lookup.
     for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
       filter.limit = limit;
-      auto rows = store_.results(filter);
-      if (auto c = firstValid(rows, gpu, asked, exact)) {
-        fill(*c, exact ? MatchQuality::exact : MatchQuality::nearest_size, size);
-        return true;
-      }
-      if (!limit || rows.size() < static_cast<std::size_t>(*limit)) break;  // that was all of them
+      kept.push_back(store_.results(filter));
+      for (const StoredResult& row : kept.back())
+        if (auto config = usable(row, gpu, asked, size == asked)) {
+          found.push_back(Candidate{*config, &row});
+          if (firstOnly) return found;
+        }
+      if (!found.empty() || !limit || kept.back().size() < static_cast<std::size_t>(*limit)) break;
     }
-    return false;
+    return found;
   };
 
   // The asked size first: one indexed query answers most lookups, without listing every
   // measured size (a scan of the whole index on a 100 000-row store).
-  if (tryAt(asked)) return out;
+  if (auto found = validAt(asked, true); !found.empty()) {
+    fill(found.front(), MatchQuality::exact, asked);
+    return out;
+  }
   // Then every other measured size, nearest first.
   filter.m = filter.n = filter.k = std::nullopt;
   auto sizes = store_.measuredSizes(filter);
@@ -222,7 +221,6 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
   });
   // The nearest few offer their fastest valid rows; the wave model picks among them.
-  std::deque<std::vector<StoredResult>> kept;  // the rows candidates point into
   std::optional<Candidate> pick;
   ProblemKey pickedAt;
   double pickedMs = 0;
@@ -231,29 +229,17 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
   for (const auto& size : sizes) {
     // Farther sizes say little: everything runs more efficiently at 4096³ than at 1000³.
     if (shapes == kNeighbourShapes || (shapes > 0 && sizeDistance(asked, size) > nearest + 1.0)) break;
-    filter.m = size.m;
-    filter.n = size.n;
-    filter.k = size.k;
-    bool any = false;
-    // The fastest few rows, or all of them when none of those is valid (stale after an upgrade).
-    for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
-      filter.limit = limit;
-      kept.push_back(store_.results(filter));
-      for (const StoredResult& row : kept.back()) {
-        auto config = usable(row, gpu, asked, false);
-        if (!config) continue;
-        any = true;
-        ++offered;
-        const double ms = predictedHere(*config, row, size, asked, gpu);
-        if (!pick || ms < pickedMs) {
-          pick = Candidate{*config, &row};
-          pickedAt = size;
-          pickedMs = ms;
-        }
+    const std::vector<Candidate> found = validAt(size, false);
+    for (const Candidate& c : found) {
+      const double ms = predictedHere(c.config, *c.row, size, asked, gpu);
+      if (!pick || ms < pickedMs) {
+        pick = c;
+        pickedAt = size;
+        pickedMs = ms;
       }
-      if (any || !limit || kept.back().size() < static_cast<std::size_t>(*limit)) break;
     }
-    if (any && shapes++ == 0) nearest = sizeDistance(asked, size);
+    offered += static_cast<int>(found.size());
+    if (!found.empty() && shapes++ == 0) nearest = sizeDistance(asked, size);
   }
   if (!pick) return out;
   fill(*pick, MatchQuality::nearest_size, pickedAt);

@@ -85,9 +85,6 @@ class Lookup {
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
   // `row`'s configuration in the form that runs `asked`, if the row is valid for it.
   std::optional<Config> usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
-  // The first valid row among `rows` (ordered fastest first) for use at `asked`.
-  std::optional<Candidate> firstValid(const std::vector<StoredResult>& rows, const GpuSpec& gpu,
-                                      const ProblemKey& asked, bool exact);
   void skip(const StoredResult& row, const std::string& why);
 
   const ResultStore& store_;
