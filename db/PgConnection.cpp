@@ -158,6 +158,14 @@ void PgStatement::run() {
   }
 }
 
+void PgStatement::reset() {
+  if (result_) PQclear(result_);
+  result_ = nullptr;
+  row_ = -1;
+  rows_ = 0;
+  for (Param& p : params_) p = Param{};
+}
+
 bool PgStatement::isNull(int column) const { return PQgetisnull(result_, row_, column) != 0; }
 
 std::int64_t PgStatement::getInt64(int column) const {

@@ -46,6 +46,8 @@ class PgStatement {
   // Runs the statement on the first call; true while a row is available.
   bool step();
   void run();
+  // Clears the bindings and the result, so the statement can run again.
+  void reset();
 
   bool isNull(int column) const;
   std::int64_t getInt64(int column) const;

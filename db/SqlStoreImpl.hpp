@@ -289,20 +289,32 @@ std::int64_t SqlStore<Conn, Tx>::insertRun(std::int64_t gpuId, const RunInfo& ru
 // Both upserts return a row only when they wrote one: `RETURNING` yields nothing when the
 // stored measurement is as late or later.
 template <class Conn, class Tx>
-bool SqlStore<Conn, Tx>::upsertResult(std::int64_t runId, std::int64_t gpuId, const ResultRecord& r) {
+auto SqlStore<Conn, Tx>::resultUpsert() -> Statement {
   using namespace sqlstore;
   std::string updates;
   for (auto c : kResultColumns) updates += fmt::format("{}{} = excluded.{}", updates.empty() ? "" : ", ", c, c);
-  auto st = db_.prepare(fmt::format(
+  return db_.prepare(fmt::format(
       "INSERT INTO results (run_id, gpu_id, cache_key, {}) VALUES ({}) "
       "ON CONFLICT (cache_key) DO UPDATE SET run_id = excluded.run_id, gpu_id = excluded.gpu_id, {} "
       "WHERE excluded.measured_at > results.measured_at RETURNING 1",
       joined("", true), placeholders(3 + kResultColumns.size()), updates));
+}
+
+template <class Conn, class Tx>
+bool SqlStore<Conn, Tx>::upsertResult(Statement& st, std::int64_t runId, std::int64_t gpuId, const ResultRecord& r) {
+  using namespace sqlstore;
   st.bind(1, runId).bind(2, gpuId).bind(3, r.key.hash());
   bindResult(st, 4, r);
   bool written = st.step();
   st.run();
+  st.reset();
   return written;
+}
+
+template <class Conn, class Tx>
+bool SqlStore<Conn, Tx>::upsertResult(std::int64_t runId, std::int64_t gpuId, const ResultRecord& r) {
+  Statement st = resultUpsert();
+  return upsertResult(st, runId, gpuId, r);
 }
 
 template <class Conn, class Tx>
@@ -419,10 +431,11 @@ std::size_t SqlStore<Conn, Tx>::recordResults(std::int64_t runId, std::span<cons
     Tx tx(db_);
     const auto [gpuId, fingerprint] = gpuOfRun(runId);
     std::size_t written = 0;
+    Statement upsert = resultUpsert();
     for (const auto& r : records) {
       if (r.key.gpuFingerprint != fingerprint)
         throw UsageError(fmt::format("result for '{}' names another GPU than run {}", r.instance(), runId));
-      written += upsertResult(runId, gpuId, r) ? 1 : 0;
+      written += upsertResult(upsert, runId, gpuId, r) ? 1 : 0;
     }
     tx.commit();
     return written;
@@ -478,8 +491,9 @@ MergeSummary SqlStore<Conn, Tx>::mergeBatch(const RecordBatch& batch) {
     std::map<std::string, std::int64_t> gpuIds, runIds;
     for (const auto& [fingerprint, g] : batch.gpus) gpuIds[fingerprint] = upsertGpu(g.spec, g.firstSeen);
     for (const auto& run : batch.runs) runIds[run.uid] = insertRun(gpuIds.at(batch.runGpu.at(run.uid)), run);
+    Statement upsert = resultUpsert();
     for (const auto& r : batch.results) {
-      bool written = upsertResult(runIds.at(r.runUid), gpuIds.at(r.record.key.gpuFingerprint), r.record);
+      bool written = upsertResult(upsert, runIds.at(r.runUid), gpuIds.at(r.record.key.gpuFingerprint), r.record);
       ++(written ? summary.resultsWritten : summary.resultsUnchanged);
     }
     for (const auto& b : batch.baselines) {
