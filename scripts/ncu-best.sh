@@ -21,8 +21,8 @@ kernel=$("$build/cli/gemmtune" ptx "$instance" --json | python3 -c 'import json,
 echo "$shape: $instance ($kernel)"
 
 printf '%s\n' "$shape" >"$out/ncu-shape.txt"
-# Launches of this kernel: verification first (two sets, two layouts), then timing; skipping a
-# few lands on a timed launch.
+# gemm_bench verifies a column before timing it: skipping the first few launches of the kernel
+# lands past (most of) the verification runs; every launch has the shape's own grid either way.
 ncu --kernel-name-base mangled --kernel-name "$kernel" --launch-skip 4 --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
   --section MemoryWorkloadAnalysis --section SchedulerStats \

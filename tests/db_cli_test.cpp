@@ -62,6 +62,13 @@ TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
   ASSERT_EQ(near.exitCode, 0) << near.err;
   EXPECT_NE(near.out.find("blocktile1d_bm64_bn64_bk8_tm8_guarded"), std::string::npos) << near.out;
   EXPECT_NE(near.out.find("nearest_size"), std::string::npos) << near.out;
+  // Why that row: the wave model's time at the asked size, from where.
+  EXPECT_NE(near.out.find("because fastest predicted here ("), std::string::npos) << near.out;
+  EXPECT_NE(near.out.find("at 4096x4096x4096: K and waves of blocks)"), std::string::npos) << near.out;
+  auto nearJson = runCli({"query", "--db", db, "--gpu", "H100", "--mnk", "4000x4096x4096", "--json"});
+  auto nj = nlohmann::json::parse(nearJson.out);
+  EXPECT_GT(nj["predicted_ms"].get<double>(), 0) << nearJson.out;
+  EXPECT_LT(nj["predicted_ms"].get<double>(), nj["median_ms"].get<double>()) << "K 4000 < 4096, same waves";
 
   auto family = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--family", "smem", "--json"});
   EXPECT_EQ(nlohmann::json::parse(family.out)["instance"], "smem_bs32");

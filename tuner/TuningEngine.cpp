@@ -116,13 +116,14 @@ double TuningEngine::deadlineSec(const GemmShape& s, const TimingPolicy& policy)
 
 bool TuningEngine::overBudget() const { return options_.budgetSec > 0 && sizeGpuSec_ > options_.budgetSec; }
 
-void TuningEngine::record(const db::ResultRecord& rec, std::int64_t runId) {
+void TuningEngine::record(std::span<const db::ResultRecord> recs, std::int64_t runId) {
   try {
-    store_.recordResult(runId, rec);
+    store_.recordResults(runId, recs);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw IoError(fmt::format("cannot record {} in the results database: {}", rec.instance(), e.what()));
+    const std::string what = recs.size() == 1 ? recs.front().instance() : fmt::format("{} candidates", recs.size());
+    throw IoError(fmt::format("cannot record {} in the results database: {}", what, e.what()));
   }
 }
 
@@ -589,13 +590,7 @@ void TuningEngine::recordCandidate(const Candidate& c, const std::string& srcHas
 
 void TuningEngine::recordBatch(std::vector<db::ResultRecord>& batch) {
   if (batch.empty()) return;
-  try {
-    store_.recordResults(firstLane().runId, batch);  // measured on no GPU: the group's first run holds them
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw IoError(fmt::format("cannot record {} candidates in the results database: {}", batch.size(), e.what()));
-  }
+  record(batch, firstLane().runId);  // measured on no GPU: the group's first run holds them
   batch.clear();
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -101,7 +102,9 @@ class TuningEngine {
   const std::string& sourceHashOf(const Family& family);
   double deadlineSec(const GemmShape& shape, const TimingPolicy& policy) const;
   bool overBudget() const;
-  void record(const db::ResultRecord& rec, std::int64_t runId);
+  // One transaction for `recs` (one row or a batch); store failures become IoError.
+  void record(std::span<const db::ResultRecord> recs, std::int64_t runId);
+  void record(const db::ResultRecord& rec, std::int64_t runId) { record(std::span(&rec, 1), runId); }
 
   GpuSpec gpu_;  // the group's first GPU: limits, fingerprint and arch are the same for all
   std::vector<Lane> lanes_;

@@ -1,13 +1,11 @@
 // Spec of templates/thin.cu: small C tiles (8 to 128 on a side) for shapes where M or N is small
-// or C has few tiles, a cp.async pipeline of STAGES k tiles, with K split across blocks (SPLITK slices, a launch-only parameter: the
-// last block of a tile adds the slices' partial sums in slice order, so results are the same
-// bits run to run).
+// or C has few tiles; a cp.async pipeline of STAGES k tiles; K split across blocks (SPLITK, a
+// launch-only parameter: the last block of a tile adds the slices' partial sums in slice order,
+// so results are the same bits run to run).
 #include "../FamilyRegistry.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <limits>
 #include <utility>
 
 namespace gemmtune {
