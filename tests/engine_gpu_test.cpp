@@ -139,8 +139,12 @@ TEST_F(EngineGpu, FaultyCandidatesGetTheirStatusAndLeaveTheBestAlone) {
 
   // The healthy family measures alike with and without faulty neighbours, and a faulty mode never
   // wins. The fault family's mode 0 is a correct kernel and may legitimately be the fastest.
+  // At 256³ a kernel takes a few microseconds and the faulty run restarts its worker several times
+  // (a fresh context, clocks ramping again): two configurations 6.5 % apart swapped places once on
+  // the H100. A fault that disturbed the measurements would be off by far more than 10 %.
   auto referenceRows = readRows(dir_ / "reference.db");
-  EXPECT_TRUE(sameBest(okMedians(referenceRows, kSmall, healthy.name), okMedians(rows, kSmall, healthy.name)));
+  EXPECT_TRUE(sameBest(okMedians(referenceRows, kSmall, healthy.name), okMedians(rows, kSmall, healthy.name),
+                       /*tolerance=*/0.10));
   const std::string& best = run.sizes[0].bestInstance;
   const std::string correctFaultMode = Config{&faults, {0}, false}.name();
   EXPECT_TRUE(best.rfind(healthy.name, 0) == 0 || best == correctFaultMode) << best;
