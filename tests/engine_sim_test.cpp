@@ -9,6 +9,7 @@
 #include <thread>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -252,6 +253,32 @@ TEST_F(EngineSim, TheSimulatedGpuRanksCandidatesTheSameWayEveryRun) {
       EXPECT_FALSE(a.sizes[s].families[f].bestInstance.empty()) << a.sizes[s].families[f].family;
       EXPECT_EQ(a.sizes[s].families[f].bestInstance, b.sizes[s].families[f].bestInstance);
     }
+  }
+}
+
+// Families take their turns one after another, each at every size (the slow-compiling family's
+// first size compiles while the GPU times the others at every size): every row of the first
+// family is written before any of the second, at any size.
+TEST_F(EngineSim, EachFamilyIsTunedAtEverySizeBeforeTheNext) {
+  GpuOutcome run = tune(dir_.path() / "order.db");
+  ASSERT_EQ(run.sizes.size(), 2u);
+  auto store = db::openStore((dir_.path() / "order.db").string(), {db::OpenMode::ReadOnly});
+  std::int64_t lastSmem = 0, firstBlocktile = std::numeric_limits<std::int64_t>::max();
+  std::set<long long> smemSizes;
+  for (const auto& r : store->results({})) {
+    if (r.family == "smem") {
+      lastSmem = std::max(lastSmem, r.id);
+      smemSizes.insert(r.key.problem.m);
+    } else if (r.family == "blocktile2d") {
+      firstBlocktile = std::min(firstBlocktile, r.id);
+    }
+  }
+  EXPECT_EQ(smemSizes, (std::set<long long>{256, 512}));
+  EXPECT_LT(lastSmem, firstBlocktile) << "a blocktile2d row was written before smem's last";
+  // The report is still by size, each with both families and its cuBLAS baseline.
+  for (const SizeOutcome& size : run.sizes) {
+    EXPECT_EQ(size.families.size(), 2u) << size.shape.str();
+    EXPECT_TRUE(size.cublasMs) << size.shape.str();
   }
 }
 

@@ -114,7 +114,9 @@ double TuningEngine::deadlineSec(const GemmShape& s, const TimingPolicy& policy)
   return WorkerClient::deadlineFor(policy, s.flops() / 0.5e12 * 1e3);
 }
 
-bool TuningEngine::overBudget() const { return options_.budgetSec > 0 && sizeGpuSec_ > options_.budgetSec; }
+bool TuningEngine::overBudget() const {
+  return options_.budgetSec > 0 && current_ && current_->gpuSec > options_.budgetSec;
+}
 
 void TuningEngine::record(std::span<const db::ResultRecord> recs, std::int64_t runId) {
   try {
@@ -154,18 +156,30 @@ GpuOutcome TuningEngine::run() {
     spdlog::debug("worker on GPU {} ({}) ready", lane.gpu.deviceIndex, lane.worker->info().name);
   });
 
-  // Smallest first: each size carries its best candidates to the next larger one.
+  // Family by family, each at every size, smallest first (a family's search learns from its
+  // smaller sizes). Families go one after another rather than sizes: the first size of a
+  // slow-compiling family (CUTLASS: seconds per instance) compiles in the background while the
+  // GPU times the earlier families at every size, instead of the GPU waiting for NVRTC at the
+  // first size while the larger ones wait for their turn.
   std::vector<GemmShape> order = options_.sizes;
   std::stable_sort(order.begin(), order.end(), [](const GemmShape& a, const GemmShape& b) { return a.flops() < b.flops(); });
   prefetchFirstSizes(order);
+  for (const Family* f : options_.families) {
+    for (const auto& s : order) {
+      if (stop_ || interrupted_) break;
+      if (!options_.selected(s, f)) continue;  // another shard's unit: no baseline, no run row for it
+      SizeRun& run = useSize(s);
+      tuneFamily(*f, s, run.out, run.timed, run.progress);
+      dropCubinsOfNonFinalists(*f, run.timed);
+    }
+  }
+  progress_.clear();
   std::map<std::string, SizeOutcome> bySize;
   for (const auto& s : order) {
-    if (stop_ || interrupted_) break;
-    // A shard skips sizes it has no family of (no baseline, no run row for them).
-    if (std::none_of(options_.families.begin(), options_.families.end(),
-                     [&](const Family* f) { return options_.selected(s, f); }))
-      continue;
-    bySize[s.str()] = tuneSize(s);
+    auto it = sizeRuns_.find(s.str());
+    if (it == sizeRuns_.end()) continue;
+    if (!stop_ && !interrupted_) useSize(s);  // the finalists are re-timed there
+    bySize[s.str()] = finishSize(it->second);
   }
   for (const auto& s : options_.sizes)
     if (auto it = bySize.find(s.str()); it != bySize.end()) outcome.sizes.push_back(it->second);
@@ -246,12 +260,18 @@ void TuningEngine::prefetchFirstSizes(const std::vector<GemmShape>& order) {
   }
 }
 
-SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
-  SizeOutcome out;
-  out.shape = shape;
-  sizeGpuSec_ = 0;
-
-  stored_.clear();
+TuningEngine::SizeRun& TuningEngine::useSize(const GemmShape& shape) {
+  auto [it, first] = sizeRuns_.try_emplace(shape.str());
+  SizeRun& run = it->second;
+  if (current_ == &run) return run;
+  current_ = &run;
+  if (!first) {
+    onLanes([&](Lane& lane) { lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0}); });
+    return run;
+  }
+  run.out.shape = shape;
+  run.progress.gpu = gpu_.name;
+  run.progress.size = shape.str();
   if (options_.resume) {
     db::ResultFilter f;
     f.gpuId = gpuId_;
@@ -262,44 +282,51 @@ SizeOutcome TuningEngine::tuneSize(const GemmShape& shape) {
       if (db::isFinalStatus(r.status)) stored_.emplace(r.cacheKeyHash, std::move(r));
   }
 
-  currentShape_ = shape;
   // cuBLAS goes first at every size, with a long warm-up: it brings each GPU to its boost clock
   // (it idles far below) before any candidate is timed. The first GPU's is the size's baseline.
   TimingPolicy baselinePolicy = options_.timing;
   baselinePolicy.bestSoFarMs = 0;
   baselinePolicy.warmupMs = 300;
   baselinePolicy.budgetMs = 300;
-  std::map<const Lane*, CandidateResult> baselines;
   onLanes([&](Lane& lane) {
     auto t0 = Clock::now();
     lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
     CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
     std::lock_guard lock(mutex_);
     gpuBusySec_ += secondsSince(t0);
-    baselines[&lane] = cub;
+    run.baselines[&lane] = cub;
   });
-  Lane& first = firstLane();
-  const CandidateResult& cub = baselines[&first];
+  const CandidateResult& cub = run.baselines[&firstLane()];
   if (cub.status == kStatusOk) {
-    out.cublasMs = cub.medianMs;
+    run.out.cublasMs = cub.medianMs;
   } else {
     spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
   }
+  return run;
+}
 
-  ProgressState progress;
-  progress.gpu = gpu_.name;
-  progress.size = shape.str();
-  std::vector<Timed> timed;
-  for (const Family* f : options_.families) {
-    if (stop_) break;
-    if (!options_.selected(shape, f)) continue;  // another shard's unit
-    tuneFamily(*f, shape, out, timed, progress);
+void TuningEngine::dropCubinsOfNonFinalists(const Family& family, std::vector<Timed>& timed) const {
+  std::vector<Timed*> mine;
+  for (auto& t : timed)
+    if (t.family == &family) mine.push_back(&t);
+  // retimeFinalists' choice: the fastest complete timings.
+  std::stable_sort(mine.begin(), mine.end(), [](const Timed* a, const Timed* b) {
+    if (a->partial != b->partial) return !a->partial;
+    return a->medianMs < b->medianMs;
+  });
+  for (size_t i = static_cast<size_t>(std::max(0, options_.finalists)); i < mine.size(); ++i) {
+    mine[i]->record.cubin.clear();
+    mine[i]->record.cubin.shrink_to_fit();
   }
-  progress_.clear();
+}
 
-  if (!stop_) retimeFinalists(shape, timed, out);
+SizeOutcome TuningEngine::finishSize(SizeRun& run) {
+  const GemmShape& shape = run.out.shape;
+  SizeOutcome& out = run.out;
+  std::vector<Timed>& timed = run.timed;
+  if (!stop_ && !interrupted_) retimeFinalists(shape, timed, out);
 
-  for (auto& [lane, result] : baselines) {
+  for (auto& [lane, result] : run.baselines) {
     if (lane->lost || result.status != kStatusOk) continue;
     db::BaselineRecord b;
     b.problem = db::ProblemKey{shape.M, shape.N, shape.K, "nn", "any"};
@@ -535,7 +562,7 @@ void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& com
   warm.minReps = 1;
   warm.bestSoFarMs = 0;
   while (!stop_ && compile.wait_for(std::chrono::milliseconds(10)) == std::future_status::timeout) {
-    lane.worker->cublas(warm, deadlineSec(currentShape_, warm));
+    lane.worker->cublas(warm, deadlineSec(current_->out.shape, warm));
     ++lane.warmKeepingRuns;
   }
 }
@@ -645,7 +672,7 @@ std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std:
   lock.lock();
   double busy = secondsSince(t0);
   gpuBusySec_ += busy;
-  sizeGpuSec_ += busy;
+  current_->gpuSec += busy;
   if (r.status == kStatusInterrupted) {
     --progress.done;
     interrupted_ = true;

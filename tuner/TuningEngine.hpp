@@ -74,10 +74,26 @@ class TuningEngine {
   void onLanes(const std::function<void(Lane&)>& work);
   Lane& firstLane();
 
+  // One size's state while the families take their turns at it (see run()).
+  struct SizeRun {
+    SizeOutcome out;
+    std::vector<Timed> timed;
+    ProgressState progress;
+    std::map<const Lane*, CandidateResult> baselines;  // cuBLAS when the size was first prepared
+    double gpuSec = 0;                                 // against --budget
+  };
+
   void prefetchFirstSizes(const std::vector<GemmShape>& order);
-  SizeOutcome tuneSize(const GemmShape& shape);
+  // Makes `shape` every worker's problem: the first time, its stored rows are read (resume) and
+  // cuBLAS is timed there (the baseline; its long warm-up brings the GPU to its boost clock).
+  SizeRun& useSize(const GemmShape& shape);
+  // After every family: finalists re-timed, baselines recorded, per-family bests.
+  SizeOutcome finishSize(SizeRun& run);
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
+  // Only a family's finalists need their cubins after it is done at a size (a workload of many
+  // shapes would otherwise hold every timed cubin of the run).
+  void dropCubinsOfNonFinalists(const Family& family, std::vector<Timed>& timed) const;
   SearchStrategy& strategyFor(const Family& family);
   // Runs short cuBLAS timings at the current size until `compile` is ready (or the run stops).
   void keepGpuWarmUntil(const std::shared_future<CompileResult>& compile, Lane& lane);
@@ -119,10 +135,10 @@ class TuningEngine {
   std::map<const Family*, std::string> sourceHashes_;
   // One search strategy per family for the whole run: it learns from every size it has seen.
   std::map<const Family*, std::unique_ptr<SearchStrategy>> strategies_;
-  std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row
-  GemmShape currentShape_;
+  std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row, every size used
+  std::map<std::string, SizeRun> sizeRuns_;                  // by GemmShape::str()
+  SizeRun* current_ = nullptr;                               // the workers' problem now
   double gpuBusySec_ = 0;
-  double sizeGpuSec_ = 0;
   bool interrupted_ = false;
 };
 
