@@ -4,9 +4,12 @@
 // later runs' wall time unfairly: every run after the first compiles nothing). Quality is taken
 // from the exhaustive run's own measurements, so noise between runs cannot flatter a strategy:
 // quality = exhaustive time of the exhaustive winner / exhaustive time of the strategy's pick.
+// Exhaustive's own single timings carry a few per cent of noise, so where the picks differ they
+// are then timed head to head (interleaved rounds, one process): quality there = time of the
+// fastest of the picks / time of the strategy's pick (1.000 for every strategy when they agree).
 //
 // Run: build/bench/search_quality [--families blocktile1d] [--sizes 1024..8192]
-//        [--strategies model,random] [--carry 24] [--gpu auto]
+//        [--strategies model,random] [--carry 24] [--rounds 7] [--gpu auto]
 //      (--simulate FAKE_WORKER: the tests' simulated GPU, no GPU needed)
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,8 +24,10 @@
 #include "Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
+#include "HeadToHead.hpp"
 #include "ResultStore.hpp"
 #include "TuningEngine.hpp"
+#include "WorkerClient.hpp"
 
 using namespace gemmtune;
 namespace fs = std::filesystem;
@@ -32,7 +37,7 @@ namespace {
 struct Args {
   std::string families = "blocktile1d", sizes = "1024..8192", strategies = "model,random", gpu = "auto";
   std::string gemmtune = GEMMTUNE_PROGRAM, simulate;
-  int carry = 24;
+  int carry = 24, rounds = 7;
 };
 
 std::vector<std::string> splitList(const std::string& list) {
@@ -57,6 +62,68 @@ std::map<std::string, double> okTimes(const std::string& location) {
   return out;
 }
 
+struct Run {
+  std::string strategy, location;
+  GpuOutcome outcome;
+};
+
+// Where the strategies' picks differ at a size, they are timed against each other in one worker.
+void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler, const fs::path& work,
+                     const std::vector<Run>& runs) {
+  std::unique_ptr<WorkerClient> worker;
+  bool header = false;
+  const auto& sizes = runs.front().outcome.sizes;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    const GemmShape& shape = sizes[s].shape;
+    for (const FamilyOutcome& exh : sizes[s].families) {
+      std::vector<std::string> picks;  // per run, in run order
+      std::vector<std::string> distinct;
+      for (const Run& run : runs) {
+        std::string pick;
+        if (s < run.outcome.sizes.size())
+          for (const FamilyOutcome& fo : run.outcome.sizes[s].families)
+            if (fo.family == exh.family) pick = fo.bestInstance;
+        picks.push_back(pick);
+        if (!pick.empty() && std::find(distinct.begin(), distinct.end(), pick) == distinct.end()) distinct.push_back(pick);
+      }
+      if (distinct.size() < 2) continue;
+      if (!worker) {
+        worker = a.simulate.empty()
+                     ? std::make_unique<WorkerClient>(gpu.deviceIndex, a.gemmtune)
+                     : std::make_unique<WorkerClient>(std::vector<std::string>{a.simulate, "table", work.string()});
+      }
+      worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+      std::vector<Config> configs;
+      for (const auto& name : distinct) configs.push_back(FamilyRegistry::builtin().parseName(name));
+      TimingPolicy policy;
+      policy.warmupMs = 20;
+      policy.budgetMs = 60;
+      const auto times = timeHeadToHead(*worker, compiler, gpu.arch(), configs, shape, a.rounds, policy);
+      std::optional<double> fastest;
+      for (const auto& t : times)
+        if (t && (!fastest || *t < *fastest)) fastest = t;
+      if (!header) {
+        fmt::print("\nhead to head where the picks differ ({} interleaved rounds; quality = fastest pick / this pick)\n",
+                   a.rounds);
+        fmt::print("{:<11} {:<8} {:<12} {:>9} {:>9}  {}\n", "strategy", "size", "family", "ms", "quality", "pick");
+        header = true;
+      }
+      for (size_t r = 0; r < runs.size(); ++r) {
+        const size_t d = std::find(distinct.begin(), distinct.end(), picks[r]) - distinct.begin();
+        std::string ms = "-", quality = "-";
+        if (d < times.size() && times[d]) {
+          ms = fmt::format("{:.4f}", *times[d]);
+          quality = fmt::format("{:.3f}", fastest.value_or(*times[d]) / *times[d]);
+        }
+        fmt::print("{:<11} {:<8} {:<12} {:>9} {:>9}  {}\n", runs[r].strategy, shape.str(), exh.family, ms, quality,
+                   picks[r].empty() ? "-" : picks[r]);
+      }
+      std::fflush(stdout);
+    }
+  }
+  if (!header) fmt::print("\nevery strategy picked exhaustive's winner at every size\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +133,7 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", a.sizes, "Sizes in the tune grammar")->capture_default_str();
   app.add_option("--strategies", a.strategies, "Strategies compared with exhaustive")->capture_default_str();
   app.add_option("--carry", a.carry, "--carry of the strategies")->capture_default_str();
+  app.add_option("--rounds", a.rounds, "Interleaved rounds of the head-to-head timing")->capture_default_str();
   app.add_option("--gpu", a.gpu, "auto or a CUDA ordinal")->capture_default_str();
   app.add_option("--gemmtune", a.gemmtune, "The gemmtune program (its worker and compile processes)")->capture_default_str();
   app.add_option("--simulate", a.simulate, "A fake worker program (tests/fake_worker): the simulated GPU");
@@ -79,10 +147,6 @@ int main(int argc, char** argv) {
     for (const auto& s : splitList(a.strategies))
       if (s != "exhaustive") strategies.push_back(s);
 
-    struct Run {
-      std::string strategy, location;
-      GpuOutcome outcome;
-    };
     std::vector<Run> runs;
     std::map<std::string, double> reference;  // the exhaustive run's times
     // Each run's rows as soon as it ends (the exhaustive one first): a run cut short by a time
@@ -132,6 +196,7 @@ int main(int argc, char** argv) {
       }
       printRun(runs.back());
     }
+    printHeadToHead(a, gpu, compiler, work, runs);
     fs::remove_all(work);
     return 0;
   } catch (const Error& e) {

@@ -17,12 +17,12 @@
 #include "ClockRule.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
+#include "HeadToHead.hpp"
 #include "NvrtcCompiler.hpp"
 #include "PresentBuild.hpp"
 #include "Sha256.hpp"
 #include "WorkerClient.hpp"
 #include "search/SearchStrategy.hpp"
-#include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"
 #include "Errors.hpp"
 
@@ -33,21 +33,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// What the worker needs to verify and time `config` at `shape`: timing's buffers are packed; the
-// checks also run in padded layouts, and the worker has no families to plan those itself.
-CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
-                            const TimingPolicy& timing) {
-  CandidateRequest req;
-  req.instance = config.name();
-  req.cubin = compiled.cubin;
-  req.loweredNames = compiled.loweredNames;
-  req.plan = planLaunch(config, GemmProblem::packed(shape.M, shape.N, shape.K));
-  for (const GemmProblem& p : ProblemLayout::checkProblems(Problem{shape.M, shape.N, shape.K}))
-    req.checkLayouts.push_back({p, planLaunch(config, p)});
-  req.timing = timing;
-  return req;
-}
 
 std::string baseName(const Config& c) {
   Config u = c;
