@@ -5,6 +5,7 @@
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
 #        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random)
+#        fresh (after tune: FRESH_RUNS more `tune --fresh` runs, then each size's winner per run)
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
@@ -97,6 +98,21 @@ for step in "${steps[@]}"; do
       # Wrong results are recorded, never best; their details say which layout and element failed.
       "$build/cli/gemmtune" results --db "$tune_db" --status wrong_result --json >"$out/tune-wrong.txt" 2>&1
       grep -oE "\"(instance|error_text|max_error)\": *\"[^\"]*\"|\"max_error\": *[0-9.e+-]*" "$out/tune-wrong.txt" | head -40
+      ;;
+    fresh)
+      # Issue 11's reproducibility: FRESH_RUNS (default 2) more `tune --fresh` runs on the tune
+      # step's database and compile cache (every candidate timed again), then each size's winner
+      # per run, the tune step's cold run first.
+      export GEMMTUNE_DB="$tune_db" XDG_CACHE_HOME="$cache_home"
+      runs=("$out/tune-cold.txt")
+      for i in $(seq 1 "${FRESH_RUNS:-2}"); do
+        t1=$(date +%s)
+        timeout "$(capped "${TUNE_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
+          --families "${TUNE_FAMILIES:-all}" --fresh ${TUNE_ARGS:-} >"$out/tune-fresh$i.txt" 2>"$out/tune-fresh$i.log"
+        note "tune --fresh $i" "rc=$? $(elapsed $t1)"
+        runs+=("$out/tune-fresh$i.txt")
+      done
+      python3 "$root/scripts/tune-winners.py" "${runs[@]}" | tee "$out/fresh-winners.txt"
       ;;
     bench)
       # Needs the tune step's database (this run's, or the one a previous check kept).
