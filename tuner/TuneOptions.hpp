@@ -24,7 +24,8 @@ struct TuneOptions {
   // their predicted rank; "exhaustive" times everything; "random" `carry` drawn per size.
   std::string strategy = "model";
   int carry = 24;  // 0: every candidate, whatever the strategy
-  int finalists = 3;         // per family, re-timed interleaved with cuBLAS before declaring
+  int finalists = 3;         // per family at least (more within 4 % of the best, up to twice as many),
+                             // re-timed interleaved with cuBLAS before declaring
   FilterOptions filter;
   // First-pass timing of each candidate: cheap, because the GPU is already warm from the
   // previous candidate and the finalists are re-timed interleaved anyway.

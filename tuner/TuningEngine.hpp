@@ -91,6 +91,8 @@ class TuningEngine {
   SizeOutcome finishSize(SizeRun& run);
   void tuneFamily(const Family& family, const GemmShape& shape, SizeOutcome& out, std::vector<Timed>& timed,
                   ProgressState& progress);
+  // A family's contenders for re-timing at one size, fastest first (complete timings only).
+  std::vector<Timed*> finalistsOf(const std::string& family, std::vector<Timed>& timed) const;
   // Only a family's finalists need their cubins after it is done at a size (a workload of many
   // shapes would otherwise hold every timed cubin of the run).
   void dropCubinsOfNonFinalists(const Family& family, std::vector<Timed>& timed) const;
