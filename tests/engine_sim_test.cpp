@@ -326,6 +326,8 @@ TEST_F(EngineSim, TheDefaultStrategyFindsTheWinnerThatTheSmallSizeRanksLow) {
 // Finalists: the best `--finalists` of a family at a size and whoever came within 4 % of the best,
 // up to twice as many, are re-timed (the worker's log shows each timed more than once); the rest
 // once. With one finalist at 2048 the simulated table's runner-up is 1 % behind: both re-timed.
+// The fake worker refuses a request that names no kernel, as the real one does: the re-timing
+// sent none (the joined names of the row were not split back) and every re-time failed silently.
 TEST_F(EngineSim, EveryCandidateWithinFourPerCentOfTheBestIsReTimed) {
   Search search;
   search.families = {"blocktile2d"};

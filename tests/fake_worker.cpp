@@ -152,6 +152,15 @@ int main(int argc, char** argv) {
       static std::set<std::string> timedOnce;
       const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>() : "cublas";
       long long blocks = 0, threads = 0;
+      if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
+        // As the real worker: a cubin with no kernel named cannot be loaded.
+        CandidateResult refused;
+        refused.status = "launch_error";
+        refused.detail = "no kernel named to load";
+        note("refused " + instance);
+        reply(wire::resultReply(refused, false));
+        continue;
+      }
       if (op == "run") {
         const auto& launch = req.at("candidate").at("plan").at("launches").at(0);
         auto volume = [](const nlohmann::json& d) { return d.at(0).get<long long>() * d.at(1).get<long long>() * d.at(2).get<long long>(); };

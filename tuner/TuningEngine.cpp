@@ -251,7 +251,12 @@ TuningEngine::SizeRun& TuningEngine::useSize(const GemmShape& shape) {
   if (current_ == &run) return run;
   current_ = &run;
   if (!first) {
-    onLanes([&](Lane& lane) { lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0}); });
+    onLanes([&](Lane& lane) {
+      auto t0 = Clock::now();  // the worker prepares it again: random data, cuBLAS references
+      lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+      std::lock_guard lock(mutex_);
+      gpuBusySec_ += secondsSince(t0);
+    });
     return run;
   }
   run.out.shape = shape;
@@ -737,11 +742,14 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
           CompileResult compiled = compiler_.compile(cfg, gpu_.arch());
           if (!compiled.ok) continue;  // the template changed under a resumed row: keep its first timing
           rec.cubin = compiled.cubin;
-          rec.loweredName = compiled.loweredName;
+          rec.loweredName = joinLoweredNames(compiled.loweredNames);
         }
+        // The stored row names every kernel of the program, joined; the worker loads them all
+        // (a request without them was refused as a launch error, and silently dropped here).
         CompileResult stored;
         stored.cubin = rec.cubin;
-        stored.loweredName = rec.loweredName;
+        stored.loweredNames = splitLoweredNames(rec.loweredName);
+        stored.loweredName = stored.loweredNames.empty() ? std::string() : stored.loweredNames.front();
         CandidateRequest req = requestFor(cfg, stored, shape, quick);
         req.verify = false;  // verified when first measured at this exact size
         CandidateResult r = lane.worker->run(req, deadlineSec(shape, req.timing));
@@ -749,6 +757,9 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
           samples[i].push_back(r.medianMs);
           reps[i] += r.reps;
           retimedOn[i] = &lane;
+        } else if (round == 0) {
+          spdlog::warn("{} at {}: re-timing failed ({} {}); its first timing stands", cfg.name(), shape.str(),
+                       r.status, r.detail);
         }
       }
       if (out.cublasMs) {
