@@ -80,9 +80,10 @@ void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler
       std::vector<std::string> distinct;
       for (const Run& run : runs) {
         std::string pick;
-        if (s < run.outcome.sizes.size())
-          for (const FamilyOutcome& fo : run.outcome.sizes[s].families)
-            if (fo.family == exh.family) pick = fo.bestInstance;
+        for (const SizeOutcome& size : run.outcome.sizes)  // by shape: a run cut short may lack sizes
+          if (size.shape.str() == shape.str())
+            for (const FamilyOutcome& fo : size.families)
+              if (fo.family == exh.family) pick = fo.bestInstance;
         picks.push_back(pick);
         if (!pick.empty() && std::find(distinct.begin(), distinct.end(), pick) == distinct.end()) distinct.push_back(pick);
       }

@@ -8,7 +8,7 @@ import re
 import sys
 
 size_re = re.compile(r"^size (\S+)\s+cuBLAS")
-row_re = re.compile(r"^  (\S+)\s+(\S+)\s+([0-9.]+)\s+[0-9]+ %")
+row_re = re.compile(r"^  (\S+)\s+(\S+)\s+([0-9.]+)\s+(?:[0-9]+ %|-)")
 
 
 def winners(path):
