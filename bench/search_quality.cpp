@@ -62,6 +62,11 @@ std::map<std::string, double> okTimes(const std::string& location) {
   return out;
 }
 
+// The fake worker's command line: the simulated GPU's table mode, its state under `work`.
+std::vector<std::string> simulatedWorker(const Args& a, const fs::path& work) {
+  return {a.simulate, "table", work.string()};
+}
+
 struct Run {
   std::string strategy, location;
   GpuOutcome outcome;
@@ -91,7 +96,7 @@ void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler
       if (!worker) {
         worker = a.simulate.empty()
                      ? std::make_unique<WorkerClient>(gpu.deviceIndex, a.gemmtune)
-                     : std::make_unique<WorkerClient>(std::vector<std::string>{a.simulate, "table", work.string()});
+                     : std::make_unique<WorkerClient>(simulatedWorker(a, work));
       }
       worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
       std::vector<Config> configs;
@@ -182,7 +187,7 @@ int main(int argc, char** argv) {
       options.carry = a.carry;
       options.selfExe = a.gemmtune;
       options.commandLine = "search_quality --strategy " + strategy;
-      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{{a.simulate, "table", work.string()}, 13000};
+      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{simulatedWorker(a, work), 13000};
       const std::string location = "sqlite:" + (work / (strategy + ".db")).string();
       auto store = db::openStore(location, {db::OpenMode::ReadWrite});
       ProgressLine progress(false);

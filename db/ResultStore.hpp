@@ -57,7 +57,7 @@ struct ResultRecord {
       spillStoreBytes, spillLoadBytes;
   std::optional<double> occupancy;  // 0..1
   std::string limiter;              // "threads", "registers", "shared memory", ...
-  std::string loweredName;          // entry point of the cubin
+  std::string loweredName;          // every kernel's entry point, space-separated, main first
   std::string cubin;                // ELF bytes; empty when not kept
   std::string measuredAt;           // empty: now
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "CandidateRequests.hpp"
 #include "Compiler.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
@@ -553,4 +554,19 @@ TEST(ModelSearch, PredictsFromTheMostSimilarMeasuredShape) {
   ASSERT_EQ(model->plan().size(), 2u);
   EXPECT_EQ(model->plan().front(), 0u) << "predicted from 27x32x3523 instead of 4096";
   EXPECT_NE(model->notTimedReason(1).find("from its time at 4096"), std::string::npos) << model->notTimedReason(1);
+}
+
+// A stored row keeps every kernel's entry point joined; a request built from it names them all
+// (the finalists' re-timing once sent none, and the real worker refused every request).
+TEST(CandidateRequests, AStoredRowGivesBackEveryKernelName) {
+  db::ResultRecord row;
+  row.cubin = "ELF";
+  row.loweredName = joinLoweredNames({"_Z4mainv", "_Z6reducev"});
+  const CompileResult c = compiledOf(row);
+  EXPECT_TRUE(c.ok);
+  EXPECT_EQ(c.cubin, "ELF");
+  EXPECT_EQ(c.loweredNames, (std::vector<std::string>{"_Z4mainv", "_Z6reducev"}));
+  EXPECT_EQ(c.loweredName, "_Z4mainv");
+  row.cubin.clear();
+  EXPECT_FALSE(compiledOf(row).ok) << "a row read without its cubin must be compiled again";
 }

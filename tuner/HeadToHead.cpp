@@ -1,25 +1,11 @@
 #include "HeadToHead.hpp"
 
+#include "CandidateRequests.hpp"
 #include "Compiler.hpp"
-#include "LaunchPlan.hpp"
 #include "WorkerClient.hpp"
-#include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"
 
 namespace gemmtune {
-
-CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
-                            const TimingPolicy& timing) {
-  CandidateRequest req;
-  req.instance = config.name();
-  req.cubin = compiled.cubin;
-  req.loweredNames = compiled.loweredNames;
-  req.plan = planLaunch(config, GemmProblem::packed(shape.M, shape.N, shape.K));
-  for (const GemmProblem& p : ProblemLayout::checkProblems(Problem{shape.M, shape.N, shape.K}))
-    req.checkLayouts.push_back({p, planLaunch(config, p)});
-  req.timing = timing;
-  return req;
-}
 
 std::vector<std::optional<double>> timeHeadToHead(WorkerClient& worker, const Compiler& compiler,
                                                   const std::string& arch, const std::vector<Config>& configs,
@@ -37,7 +23,7 @@ std::vector<std::optional<double>> timeHeadToHead(WorkerClient& worker, const Co
     requests.emplace_back(std::move(req));
   }
   std::vector<std::vector<double>> samples(configs.size());
-  const double deadline = WorkerClient::deadlineFor(policy, shape.flops() / 0.5e12 * 1e3);
+  const double deadline = deadlineSecFor(shape, policy);
   for (int round = 0; round < rounds; ++round)
     for (size_t i = 0; i < requests.size(); ++i) {
       if (!requests[i]) continue;

@@ -1,12 +1,10 @@
 // HeadToHead: configurations timed against each other at one shape, the fair way to say which of
 // two is faster when their single timings lie within the noise (a few per cent at small sizes).
-// Also what the worker needs to verify and time one configuration (requestFor).
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "CompileResult.hpp"
 #include "Family.hpp"
 #include "SizeSpec.hpp"
 #include "WorkerProtocol.hpp"
@@ -15,11 +13,6 @@ namespace gemmtune {
 
 class Compiler;
 class WorkerClient;
-
-// What the worker needs to verify and time `config` at `shape`: timing's buffers are packed; the
-// checks also run in padded layouts, and the worker has no families to plan those itself.
-CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
-                            const TimingPolicy& timing);
 
 // Each configuration timed `rounds` times, round by round (A B C, A B C, ...) so that clock and
 // thermal drift hit all alike, on `worker` whose problem is `shape` already; unverified (each was

@@ -17,7 +17,7 @@
 #include "ClockRule.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
-#include "HeadToHead.hpp"
+#include "CandidateRequests.hpp"
 #include "NvrtcCompiler.hpp"
 #include "PresentBuild.hpp"
 #include "Sha256.hpp"
@@ -91,12 +91,6 @@ db::CacheKey TuningEngine::keyFor(const Config& config, const std::string& sourc
   k.instance = config.name();
   k.problem = db::ProblemKey{s.M, s.N, s.K, "nn", "any"};
   return k;
-}
-
-double TuningEngine::deadlineSec(const GemmShape& s, const TimingPolicy& policy) const {
-  // A kernel slower than 0.5 TFLOP/s is hopeless on any GPU gemmtune targets: the deadline
-  // leaves room for one that slow, so only hung or pathological kernels time out.
-  return WorkerClient::deadlineFor(policy, s.flops() / 0.5e12 * 1e3);
 }
 
 bool TuningEngine::overBudget() const {
@@ -281,7 +275,7 @@ TuningEngine::SizeRun& TuningEngine::useSize(const GemmShape& shape) {
   onLanes([&](Lane& lane) {
     auto t0 = Clock::now();
     lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
-    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSec(shape, baselinePolicy));
+    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSecFor(shape, baselinePolicy));
     std::lock_guard lock(mutex_);
     gpuBusySec_ += secondsSince(t0);
     run.baselines[&lane] = cub;
@@ -562,7 +556,7 @@ void TuningEngine::keepGpuWarmUntil(const std::shared_future<CompileResult>& com
   warm.minReps = 1;
   warm.bestSoFarMs = 0;
   while (!stop_ && compile.wait_for(std::chrono::milliseconds(10)) == std::future_status::timeout) {
-    lane.worker->cublas(warm, deadlineSec(current_->out.shape, warm));
+    lane.worker->cublas(warm, deadlineSecFor(current_->out.shape, warm));
     ++lane.warmKeepingRuns;
   }
 }
@@ -648,13 +642,13 @@ std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std:
   req.timing.bestSoFarMs = classic ? 0 : bestMs;  // the yardstick is never cut short
   lock.unlock();  // the other GPUs go on meanwhile
   auto t0 = Clock::now();
-  CandidateResult r = lane.worker->run(req, deadlineSec(shape, req.timing));
+  CandidateResult r = lane.worker->run(req, deadlineSecFor(shape, req.timing));
   if (r.status == kStatusWorkerDied) {
     // A worker killed from outside (the OOM killer, a kill -9) says nothing about the kernel: it
     // runs once more on the fresh worker, and only a second death is recorded as the kernel's.
     spdlog::warn("{} at {}: {} on GPU {}; measuring it again", c.config.name(), shape.str(), r.detail,
                  lane.gpu.deviceIndex);
-    CandidateResult again = lane.worker->run(req, deadlineSec(shape, req.timing));
+    CandidateResult again = lane.worker->run(req, deadlineSecFor(shape, req.timing));
     if (again.status == kStatusWorkerDied) again.detail = fmt::format("twice: {}; then {}", r.detail, again.detail);
     r = again;
   }
@@ -665,7 +659,7 @@ std::optional<double> TuningEngine::timeCandidate(const Candidate& c, const std:
                   r.smClockMHz, kLowClockPercent, lane.worker->info().maxClockMHz);
     CandidateRequest again = req;
     again.verify = false;
-    CandidateResult second = lane.worker->run(again, deadlineSec(shape, again.timing));
+    CandidateResult second = lane.worker->run(again, deadlineSecFor(shape, again.timing));
     if (second.status == kStatusOk) second.maxError = r.maxError;  // from the verification of the first
     if (second.status == kStatusOk || second.status == kStatusInterrupted) r = second;
   }
@@ -744,15 +738,9 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
           rec.cubin = compiled.cubin;
           rec.loweredName = joinLoweredNames(compiled.loweredNames);
         }
-        // The stored row names every kernel of the program, joined; the worker loads them all
-        // (a request without them was refused as a launch error, and silently dropped here).
-        CompileResult stored;
-        stored.cubin = rec.cubin;
-        stored.loweredNames = splitLoweredNames(rec.loweredName);
-        stored.loweredName = stored.loweredNames.empty() ? std::string() : stored.loweredNames.front();
-        CandidateRequest req = requestFor(cfg, stored, shape, quick);
+        CandidateRequest req = requestFor(cfg, compiledOf(rec), shape, quick);
         req.verify = false;  // verified when first measured at this exact size
-        CandidateResult r = lane.worker->run(req, deadlineSec(shape, req.timing));
+        CandidateResult r = lane.worker->run(req, deadlineSecFor(shape, req.timing));
         if (r.status == kStatusOk) {
           samples[i].push_back(r.medianMs);
           reps[i] += r.reps;
@@ -763,7 +751,7 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
         }
       }
       if (out.cublasMs) {
-        CandidateResult c = lane.worker->cublas(quick, deadlineSec(shape, quick));
+        CandidateResult c = lane.worker->cublas(quick, deadlineSecFor(shape, quick));
         if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
       }
     }

@@ -118,7 +118,6 @@ class TuningEngine {
   void retimeFinalists(const GemmShape& shape, std::vector<Timed>& timed, SizeOutcome& out);
   db::CacheKey keyFor(const Config& config, const std::string& sourceHash, const GemmShape& shape) const;
   const std::string& sourceHashOf(const Family& family);
-  double deadlineSec(const GemmShape& shape, const TimingPolicy& policy) const;
   bool overBudget() const;
   // One transaction for `recs` (one row or a batch); store failures become IoError.
   void record(std::span<const db::ResultRecord> recs, std::int64_t runId);
