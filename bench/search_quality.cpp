@@ -10,6 +10,8 @@
 //
 // Run: build/bench/search_quality [--families blocktile1d] [--sizes 1024..8192]
 //        [--strategies model,random] [--carry 24] [--rounds 7] [--gpu auto]
+//        [--exhaustive-sizes 8192] (exhaustive at these sizes only, the others at every size of
+//        --sizes: the model's quality at 8192 after learning at 1024..4096, in one GPU command)
 //      (--simulate FAKE_WORKER: the tests' simulated GPU, no GPU needed)
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -36,6 +38,7 @@ namespace {
 
 struct Args {
   std::string families = "blocktile1d", sizes = "1024..8192", strategies = "model,random", gpu = "auto";
+  std::string exhaustiveSizes;  // empty: --sizes
   std::string gemmtune = GEMMTUNE_PROGRAM, simulate;
   int carry = 24, rounds = 7;
 };
@@ -67,6 +70,16 @@ std::vector<std::string> simulatedWorker(const Args& a, const fs::path& work) {
   return {a.simulate, "table", work.string()};
 }
 
+// A run's pick for `family` at `shape`, by shape (a run cut short, or exhaustive run at fewer
+// sizes, lacks some); empty when it has none.
+std::string pickOf(const GpuOutcome& outcome, const GemmShape& shape, const std::string& family) {
+  for (const SizeOutcome& size : outcome.sizes)
+    if (size.shape.str() == shape.str())
+      for (const FamilyOutcome& fo : size.families)
+        if (fo.family == family) return fo.bestInstance;
+  return {};
+}
+
 struct Run {
   std::string strategy, location;
   GpuOutcome outcome;
@@ -84,11 +97,7 @@ void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler
       std::vector<std::string> picks;  // per run, in run order
       std::vector<std::string> distinct;
       for (const Run& run : runs) {
-        std::string pick;
-        for (const SizeOutcome& size : run.outcome.sizes)  // by shape: a run cut short may lack sizes
-          if (size.shape.str() == shape.str())
-            for (const FamilyOutcome& fo : size.families)
-              if (fo.family == exh.family) pick = fo.bestInstance;
+        const std::string pick = pickOf(run.outcome, shape, exh.family);
         picks.push_back(pick);
         if (!pick.empty() && std::find(distinct.begin(), distinct.end(), pick) == distinct.end()) distinct.push_back(pick);
       }
@@ -137,6 +146,8 @@ int main(int argc, char** argv) {
   CLI::App app{"How close each search strategy comes to the exhaustive best, and at what cost"};
   app.add_option("--families", a.families, "Comma-separated families")->capture_default_str();
   app.add_option("--sizes", a.sizes, "Sizes in the tune grammar")->capture_default_str();
+  app.add_option("--exhaustive-sizes", a.exhaustiveSizes,
+                 "Sizes exhaustive runs at (default: --sizes); quality is reported at these only");
   app.add_option("--strategies", a.strategies, "Strategies compared with exhaustive")->capture_default_str();
   app.add_option("--carry", a.carry, "--carry of the strategies")->capture_default_str();
   app.add_option("--rounds", a.rounds, "Interleaved rounds of the head-to-head timing")->capture_default_str();
@@ -159,13 +170,12 @@ int main(int argc, char** argv) {
     // limit still leaves what was finished.
     auto printRun = [&](const Run& run) {
       for (const SizeOutcome& size : run.outcome.sizes) {
-        const SizeOutcome& exh = runs.front().outcome.sizes.at(&size - run.outcome.sizes.data());
         for (const FamilyOutcome& fo : size.families) {
-          auto exhFamily = std::find_if(exh.families.begin(), exh.families.end(),
-                                        [&](const FamilyOutcome& f) { return f.family == fo.family; });
           std::string quality = "-";
-          if (exhFamily != exh.families.end() && !fo.bestInstance.empty()) {
-            auto best = reference.find(fo.family + "|" + exhFamily->bestInstance + " at " + size.shape.str());
+          // By shape: exhaustive may have run at fewer sizes (--exhaustive-sizes).
+          const std::string exhPick = pickOf(runs.front().outcome, size.shape, fo.family);
+          if (!exhPick.empty() && !fo.bestInstance.empty()) {
+            auto best = reference.find(fo.family + "|" + exhPick + " at " + size.shape.str());
             auto pick = reference.find(fo.family + "|" + fo.bestInstance + " at " + size.shape.str());
             if (best != reference.end() && pick != reference.end()) quality = fmt::format("{:.3f}", best->second / pick->second);
           }
@@ -181,7 +191,7 @@ int main(int argc, char** argv) {
     };
     for (const auto& strategy : strategies) {
       TuneOptions options;
-      options.sizes = parseSizes(a.sizes);
+      options.sizes = parseSizes(strategy == "exhaustive" && !a.exhaustiveSizes.empty() ? a.exhaustiveSizes : a.sizes);
       for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
       options.strategy = strategy;
       options.carry = a.carry;
@@ -196,8 +206,9 @@ int main(int argc, char** argv) {
       runs.push_back({strategy, location, engine.run()});
       if (runs.size() == 1) {
         reference = okTimes(location);
-        fmt::print("search quality on {}, families {}, sizes {}, --carry {}\n", runs.front().outcome.gpuName,
-                   a.families, a.sizes, a.carry);
+        fmt::print("search quality on {}, families {}, sizes {} (exhaustive at {}), --carry {}\n",
+                   runs.front().outcome.gpuName, a.families, a.sizes, a.exhaustiveSizes.empty() ? a.sizes : a.exhaustiveSizes,
+                   a.carry);
         fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", "strategy", "size", "family", "timed", "quality", "pick");
       }
       printRun(runs.back());

@@ -39,8 +39,8 @@ double predictedHere(const Config& config, const StoredResult& row, const Proble
   const Occupancy occ = computeOccupancy(gpu, {f.threadsPerBlock(config), row.registers.value_or(0),
                                                std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0)),
                                                f.dynamicSmemBytes(config)});
-  return predictMs(ms, measured, blocks(measured), asked, blocks(asked),
-                   blocksToSaturate(occ.blocksPerSm, occ.warpsPerBlock), gpu.smCount);
+  return predictMs(ms, measured, blocks(measured), asked, blocks(asked), Residency{occ.blocksPerSm, occ.warpsPerBlock},
+                   gpu.smCount);
 }
 
 // Memo key from the fields the fingerprint covers, so a warm lookup does not hash.

@@ -522,19 +522,34 @@ TEST_F(EngineSim, TuneResultsAndQueryAgreeOnSqliteAndPostgresql) {
   }
 }
 
-// The wave model (serving/WaveModel) with numbers worked by hand: a 128×256 tile at 1024³ is 32 blocks, one wave on
-// 132 SMs; at 4096³ it is 512 blocks, 4 waves; K grows 4×: 16× the time (while the work grows 64×).
+// The wave model (serving/WaveModel) with numbers worked by hand: a 128×256 tile (8 warps, one
+// block per SM) at 1024³ is 32 blocks, one wave on 132 SMs; at 4096³ it is 512 blocks, 4 waves;
+// K grows 4×: 16× the time (while the work grows 64×).
 TEST(WaveModel, PredictsFromWavesAndK) {
-  EXPECT_EQ(blocksToSaturate(1, 8), 1);   // 8 warps fill an SM alone
-  EXPECT_EQ(blocksToSaturate(4, 2), 4);   // 2-warp blocks: four at once
-  EXPECT_EQ(blocksToSaturate(2, 2), 2);   // ...but no more than fit
-  EXPECT_EQ(blocksToSaturate(0, 8), 0);   // unknown
   const db::ProblemKey s1024{1024, 1024, 1024}, s4096{4096, 4096, 4096};
-  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 32, s4096, 512, 1, 132), 16.0);
-  // 64×128 tiles, two saturate an SM: 128 blocks (one wave of 264) -> 2048 blocks (8 waves).
-  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 128, s4096, 2048, 2, 132), 32.0);
+  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 32, s4096, 512, Residency{1, 8}, 132), 16.0);
   // Nothing known of the launch: scaled by the work.
-  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 0, s4096, 512, 1, 132), 64.0);
+  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 0, s4096, 512, Residency{1, 8}, 132), 64.0);
+  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 32, s4096, 512, Residency{}, 132), 64.0);
+}
+
+// Sharing an SM is not free: the cutlass miss at 2048 measured on an H100. A 64×256 tile (4 warps,
+// two fit an SM) runs alone on 64 SMs at 1024³ and two to an SM at 2048³ (256 blocks); a 128×256
+// tile (8 warps) runs alone at both (32 and 128 blocks). Linear throughput below 8 warps called
+// both 2× their 1024 time; the 4-warp tile's is 2·2·0.707 = 2.83×, close to what the GPU showed.
+TEST(WaveModel, TwoSmallBlocksSharingAnSmAreSlowerThanOneAlone) {
+  EXPECT_DOUBLE_EQ(smThroughput(8), 1.0);
+  EXPECT_DOUBLE_EQ(smThroughput(16), 1.0);
+  EXPECT_NEAR(smThroughput(4), 0.7071, 1e-4);
+  EXPECT_DOUBLE_EQ(smThroughput(0), 0.0);
+  const db::ProblemKey s1024{1024, 1024, 1024}, s2048{2048, 2048, 2048};
+  EXPECT_NEAR(predictMs(1.0, s1024, 64, s2048, 256, Residency{2, 4}, 132), 2.0 * 2.0 * 0.7071, 1e-3);
+  EXPECT_DOUBLE_EQ(predictMs(1.0, s1024, 32, s2048, 128, Residency{1, 8}, 132), 2.0);
+  // A partial last wave spreads thinner: 300 such blocks are one full wave of two per SM (264),
+  // then 36 alone on their SMs.
+  EXPECT_NEAR(launchCost(300, Residency{2, 4}, 132), 2.0 + 1.0 / 0.7071, 1e-3);
+  // No more blocks per SM than there are blocks for: 132 blocks are one alone on every SM.
+  EXPECT_NEAR(launchCost(132, Residency{4, 4}, 132), 1.0 / 0.7071, 1e-3);
 }
 
 // A workload's shapes come in any order: the model predicts each configuration from the measured

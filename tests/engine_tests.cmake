@@ -19,4 +19,11 @@ if(TARGET search_quality)
            COMMAND search_quality --simulate $<TARGET_FILE:fake_worker> --families blocktile2d --sizes 256,2048 --carry 4)
   set_tests_properties(searchQuality.SimulatedGpuModelFindsTheExhaustiveWinner PROPERTIES LABELS cpu
                        PASS_REGULAR_EXPRESSION "model +2048 +blocktile2d +0\\.[0-9]+ +1\\.000")
+  # Exhaustive at the large size only (what fits one GPU command at 8192): the model still learns
+  # at 256 and is judged at 2048.
+  add_test(NAME searchQuality.ExhaustiveAtTheLargeSizeOnly
+           COMMAND search_quality --simulate $<TARGET_FILE:fake_worker> --families blocktile2d --sizes 256,2048
+                   --exhaustive-sizes 2048 --carry 4)
+  set_tests_properties(searchQuality.ExhaustiveAtTheLargeSizeOnly PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "model +256 +blocktile2d +[0-9]+ +- .*model +2048 +blocktile2d +[0-9]+ +1\\.000")
 endif()

@@ -33,8 +33,8 @@ class ModelSearch final : public OrderedSearch {
     for (size_t i = 0; i < points_.size(); ++i)
       if (auto it = history_.find(points_[i].base); it != history_.end()) {
         const Measured& m = nearest(it->second, context.shape);
-        const int saturating = blocksToSaturate(m.blocksPerSm, points_[i].warpsPerBlock);
-        predicted_[i] = predictMs(m.ms, key(m.shape), m.blocks, key(context.shape), points_[i].blocks, saturating, context.smCount);
+        predicted_[i] = predictMs(m.ms, key(m.shape), m.blocks, key(context.shape), points_[i].blocks,
+                                  Residency{m.blocksPerSm, points_[i].warpsPerBlock}, context.smCount);
       }
     const bool anyHistory = std::any_of(predicted_.begin(), predicted_.end(), [](double p) { return p >= 0; });
     everything_ = carry_ <= 0 || !anyHistory;
