@@ -4,7 +4,8 @@
 # short summary table last.
 #
 # Usage: scripts/gpu-check.sh [steps...]   steps: build cpu-tests gpu-tests compile-bench tune bench
-#        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random)
+#        search-quality (SQ_FAMILIES, SQ_SIZES: exhaustive against model and random; SQ_ARGS adds
+#        search_quality options, e.g. "--exhaustive-sizes 8192")
 #        fresh (after tune: FRESH_RUNS more `tune --fresh` runs, then each size's winner per run)
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
@@ -130,7 +131,7 @@ for step in "${steps[@]}"; do
       ;;
     search-quality)
       timeout "$(capped "${SQ_TIMEOUT:-900}")" "$build/bench/search_quality" --families "${SQ_FAMILIES:-blocktile1d}" \
-        --sizes "${SQ_SIZES:-1024..8192}" >"$out/search-quality.txt" 2>&1
+        --sizes "${SQ_SIZES:-1024..8192}" ${SQ_ARGS:-} >"$out/search-quality.txt" 2>&1
       note search-quality "rc=$? ($(elapsed $t0))"
       cat "$out/search-quality.txt"
       ;;

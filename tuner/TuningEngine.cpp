@@ -709,6 +709,13 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
   for (const auto& fo : out.families)
     for (Timed* t : finalistsOf(fo.family, timed)) finalists.push_back(t);
   if (finalists.size() < 2) return;
+  // Every finalist resumed from a run that re-timed it (the same command again): their rows hold
+  // the interleaved figures already, and this run's cuBLAS baseline was timed when the size began.
+  // One new or first-timed finalist and they are all re-timed together, so that they are compared
+  // in the same rounds.
+  if (std::all_of(finalists.begin(), finalists.end(),
+                  [](const Timed* t) { return t->record.statusReason == kReasonRetimed; }))
+    return;
 
   const int rounds = 5;
   TimingPolicy quick = options_.timing;
@@ -771,6 +778,7 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
     t.record.spread = summary.spread;
     t.record.reps = reps[i];
     t.record.measuredAt.clear();  // now: the re-timed row replaces the first measurement
+    t.record.statusReason = kReasonRetimed;
     t.record.gflops.reset();
     record(t.record, retimedOn[i]->runId);
   }

@@ -56,6 +56,9 @@ struct CandidateRequest {
 
 // Status strings, exactly as stored. Only kStatusOk can become best.
 inline constexpr const char* kStatusOk = "ok";
+// An ok row's reason once the tuner re-timed it with its size's finalists (rounds interleaved with
+// cuBLAS): "ok:retimed". A later run that resumes the row does not re-time it again.
+inline constexpr const char* kReasonRetimed = "retimed";
 inline constexpr const char* kStatusLaunchError = "launch_error";        // not launchable; worker kept
 inline constexpr const char* kStatusRuntimeFaultPrefix = "runtime_fault:";  // + CUDA_ERROR_NAME
 inline constexpr const char* kStatusTimeout = "timeout";
