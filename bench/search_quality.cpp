@@ -11,7 +11,10 @@
 // Run: build/bench/search_quality [--families blocktile1d] [--sizes 1024..8192]
 //        [--strategies model,random] [--carry 24] [--rounds 7] [--gpu auto]
 //        [--exhaustive-sizes 8192] (exhaustive at these sizes only, the others at every size of
-//        --sizes: the model's quality at 8192 after learning at 1024..4096, in one GPU command)
+//        --sizes: the model's quality at 8192 after learning at 1024..4096)
+//        [--work DIR] (keep the stores and compile cache there: a second run resumes the
+//        exhaustive store and runs the other strategies afresh, so an exhaustive baseline too
+//        long for one command is built over several; --strategies "" runs exhaustive alone)
 //      (--simulate FAKE_WORKER: the tests' simulated GPU, no GPU needed)
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -39,6 +42,7 @@ namespace {
 struct Args {
   std::string families = "blocktile1d", sizes = "1024..8192", strategies = "model,random", gpu = "auto";
   std::string exhaustiveSizes;  // empty: --sizes
+  std::string work;             // empty: a temporary directory, removed at the end
   std::string gemmtune = GEMMTUNE_PROGRAM, simulate;
   int carry = 24, rounds = 7;
 };
@@ -149,6 +153,7 @@ int main(int argc, char** argv) {
   app.add_option("--exhaustive-sizes", a.exhaustiveSizes,
                  "Sizes exhaustive runs at (default: --sizes); quality is reported at these only");
   app.add_option("--strategies", a.strategies, "Strategies compared with exhaustive")->capture_default_str();
+  app.add_option("--work", a.work, "Keep stores and compile cache here; exhaustive's store is resumed by the next run");
   app.add_option("--carry", a.carry, "--carry of the strategies")->capture_default_str();
   app.add_option("--rounds", a.rounds, "Interleaved rounds of the head-to-head timing")->capture_default_str();
   app.add_option("--gpu", a.gpu, "auto or a CUDA ordinal")->capture_default_str();
@@ -157,12 +162,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     char tmpl[] = "/tmp/gemmtune-search-quality-XXXXXX";
-    const fs::path work = ::mkdtemp(tmpl);
+    const fs::path work = a.work.empty() ? fs::path(::mkdtemp(tmpl)) : fs::path(a.work);
+    fs::create_directories(work);
     const GpuSpec gpu = resolveGpu(a.simulate.empty() ? a.gpu : "h100");
     Compiler compiler({{}, work / "cache", 0, a.gemmtune});
     std::vector<std::string> strategies{"exhaustive"};
     for (const auto& s : splitList(a.strategies))
-      if (s != "exhaustive") strategies.push_back(s);
+      if (!s.empty() && s != "exhaustive") strategies.push_back(s);
 
     std::vector<Run> runs;
     std::map<std::string, double> reference;  // the exhaustive run's times
@@ -198,7 +204,10 @@ int main(int argc, char** argv) {
       options.selfExe = a.gemmtune;
       options.commandLine = "search_quality --strategy " + strategy;
       if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{simulatedWorker(a, work), 13000};
-      const std::string location = "sqlite:" + (work / (strategy + ".db")).string();
+      const fs::path path = work / (strategy + ".db");
+      if (strategy != "exhaustive")  // each strategy searches afresh; exhaustive's store may be resumed
+        for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+      const std::string location = "sqlite:" + path.string();
       auto store = db::openStore(location, {db::OpenMode::ReadWrite});
       ProgressLine progress(false);
       std::atomic<bool> stop{false};
@@ -213,8 +222,8 @@ int main(int argc, char** argv) {
       }
       printRun(runs.back());
     }
-    printHeadToHead(a, gpu, compiler, work, runs);
-    fs::remove_all(work);
+    if (runs.size() > 1) printHeadToHead(a, gpu, compiler, work, runs);
+    if (a.work.empty()) fs::remove_all(work);
     return 0;
   } catch (const Error& e) {
     fmt::print(stderr, "search_quality: {}\n", e.what());

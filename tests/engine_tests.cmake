@@ -21,9 +21,12 @@ if(TARGET search_quality)
                        PASS_REGULAR_EXPRESSION "model +2048 +blocktile2d +0\\.[0-9]+ +1\\.000")
   # Exhaustive at the large size only (what fits one GPU command at 8192): the model still learns
   # at 256 and is judged at 2048.
+  # Built over two commands (--work): exhaustive alone first, then the strategies against its
+  # resumed store.
   add_test(NAME searchQuality.ExhaustiveAtTheLargeSizeOnly
-           COMMAND search_quality --simulate $<TARGET_FILE:fake_worker> --families blocktile2d --sizes 256,2048
-                   --exhaustive-sizes 2048 --carry 4)
+           COMMAND sh -c "rm -rf sq-work && $0 $@ --strategies '' && $0 $@"
+                   $<TARGET_FILE:search_quality> --simulate $<TARGET_FILE:fake_worker> --families blocktile2d
+                   --sizes 256,2048 --exhaustive-sizes 2048 --carry 4 --work sq-work)
   set_tests_properties(searchQuality.ExhaustiveAtTheLargeSizeOnly PROPERTIES LABELS cpu
                        PASS_REGULAR_EXPRESSION "model +256 +blocktile2d +[0-9]+ +- .*model +2048 +blocktile2d +[0-9]+ +1\\.000")
 endif()
