@@ -97,7 +97,7 @@ TEST(SpaceCli, AcceptedOnlyHidesRejectedRows) {
 
 TEST(SpaceCli, BadInputIsOneLineAndExitTwo) {
   expectUsageError(space({"--gpu", "h900", "--family", "smem"}), "unknown GPU 'h900' (choose from: auto, all");
-  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, thin, cutlass)");
+  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass)");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "40x96"}), "bad size '40x96'");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "0"}), "bad size '0'");
   expectUsageError(space({"--gpu", "h100"}), "give --family");
@@ -118,14 +118,14 @@ TEST(TuneCli, AFamilyWithoutItsHeadersIsRefusedWithWhatToDo) {
 }
 
 TEST(TuneCli, EveryFamilySkipsOneWithoutItsHeadersWithAWarning) {
-  // One size of the five other families is five units: shard 9 of 10 has no work, so the run
+  // One size of the six other families is six units: shard 9 of 10 has no work, so the run
   // ends before any GPU work, after the family list was made.
   auto r = runCli({"tune", "--sizes", "64", "--shard", "9/10"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.err.find("family cutlass skipped: GEMMTUNE_CUTLASS_DIR=/nonexistent/include holds no cutlass/version.h"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("the sweep has 5 unit(s)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the sweep has 6 unit(s)"), std::string::npos) << r.err;
 }
 
 // tune --mnk: one shape on demand (the answer to a poor `query --mnk`), checked before GPU work.
@@ -133,10 +133,10 @@ TEST(TuneCli, MnkTunesOneShape) {
   expectUsageError({"tune", "--mnk", "12x13"}, "size '12x13' must be N or MxNxK");
   expectUsageError({"tune", "--mnk", "0x1x1"}, "size '0x1x1' is not N or MxNxK with positive integers");
   expectUsageError({"tune", "--mnk", "12x13x14", "--sizes", "64"}, "excludes");
-  // One shape of the five families found here is five units: shard 9 of 10 has none.
+  // One shape of the six families found here is six units: shard 9 of 10 has none.
   auto r = runCli({"tune", "--mnk", "2429x22x4103", "--shard", "9/10"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
   EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.err.find("the sweep has 5 unit(s)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the sweep has 6 unit(s)"), std::string::npos) << r.err;
 }
 
 TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {

@@ -89,6 +89,9 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
                              "blocktile2d_bm128_bn128_bk8_tm8_tn8_guarded",
                              "warptile_bm128_bn128_bk8_wm64_wn32_wni2_tm4_tn4_t256_guarded",
                              "warptile_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128_guarded",
+                             // warppipe: 2 and 4 stages; copies past M, N and K fill zeros.
+                             "warppipe_bm128_bn128_bk8_wm64_wn32_wni2_tm4_tn4_t256_st2_guarded",
+                             "warppipe_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128_st4_guarded",
                              // One form for every shape; swizzle 4 takes groups of 4 tile columns
                              // at 1000 and of 2 at 257x129x65, which the plan's grid must follow.
                              "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw1_sk1", "cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1",
@@ -109,22 +112,25 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
 }
 
 TEST_F(WorkerGpu, Float4FormsRunThePaddedLayoutToo) {
-  // The classic warp-tiling configuration, unguarded: float4 loads and stores. The padded layout
-  // pads by multiples of 4 floats and offsets by 16 bytes so that its plan stays runnable.
-  const Family* warptile = FamilyRegistry::builtin().find("warptile");
-  ASSERT_NE(warptile, nullptr);
-  Config c = *FamilyRegistry::classic(*warptile);
-  c.guarded = false;
-  Problem p{512, 512, 512};
-  client_->setProblem(p);
-  CompileResult compiled = compiler_.compile(c, arch_);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
-  CandidateRequest req = requestFor(c, compiled, p, quickTiming());
-  req.time = false;
-  for (const CheckLayout& l : req.checkLayouts) EXPECT_TRUE(l.plan.runnable()) << l.problem.text() << ": " << l.plan.refusal;
-  auto r = client_->run(req, 60);
-  EXPECT_EQ(r.status, "ok") << r.detail;
-  EXPECT_EQ(r.detail, "") << "no layout may be skipped";
+  // The classic warp-tiling configurations, unguarded: float4 loads and stores (warptile), 16-byte
+  // cp.async copies (warppipe). The padded layout pads by multiples of 4 floats and offsets by 16
+  // bytes so that its plan stays runnable.
+  for (const char* family : {"warptile", "warppipe"}) {
+    const Family* f = FamilyRegistry::builtin().find(family);
+    ASSERT_NE(f, nullptr);
+    Config c = *FamilyRegistry::classic(*f);
+    c.guarded = false;
+    Problem p{512, 512, 512};
+    client_->setProblem(p);
+    CompileResult compiled = compiler_.compile(c, arch_);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    CandidateRequest req = requestFor(c, compiled, p, quickTiming());
+    req.time = false;
+    for (const CheckLayout& l : req.checkLayouts) EXPECT_TRUE(l.plan.runnable()) << l.problem.text() << ": " << l.plan.refusal;
+    auto r = client_->run(req, 60);
+    EXPECT_EQ(r.status, "ok") << family << ": " << r.detail;
+    EXPECT_EQ(r.detail, "") << family << ": no layout may be skipped";
+  }
 }
 
 TEST_F(WorkerGpu, ARefusedLayoutIsSkippedAndSaidNeverFailed) {

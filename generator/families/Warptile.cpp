@@ -19,6 +19,10 @@ int estimatedRegisters(const Config& c) {
   return results + 2 * (wmiter(c) * c["TM"] + c["WNITER"] * c["TN"]) + 4 * staging + 20;
 }
 
+}  // namespace
+
+// Not file-local: warppipe (Warppipe.cpp) is this family with a cp.async pipeline and builds on
+// its parameters and constraints.
 Family warptileFamily() {
   Family f;
   f.name = "warptile";
@@ -76,8 +80,6 @@ Family warptileFamily() {
   f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4}); };
   return f;
 }
-
-}  // namespace
 
 GEMMTUNE_REGISTER_FAMILY(warptileFamily)
 
