@@ -16,6 +16,18 @@ namespace gemmtune {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The tools print what went wrong last, after the listing they had begun ("\n\tcode for sm_90\n
+// cuobjdump fatal : Could not find executable file 'nvdisasm' ..."): its last non-blank line.
+std::string lastLine(const std::string& text) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "no message";
+  size_t start = text.find_last_of('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, end + 1 - start);
+}
+}  // namespace
+
 std::string findSassTool() {
   std::vector<fs::path> dirs;
   if (const char* path = std::getenv("PATH")) {
@@ -30,7 +42,9 @@ std::string findSassTool() {
   }
   if (const char* cuda = std::getenv("CUDA_HOME")) dirs.push_back(fs::path(cuda) / "bin");
   dirs.emplace_back("/usr/local/cuda/bin");
-  for (const char* tool : {"cuobjdump", "nvdisasm"})
+  // nvdisasm first: it reads a cubin by itself, while cuobjdump only unpacks it and then runs
+  // nvdisasm, failing where that is not beside it or on PATH (the PyPI wheels are separate).
+  for (const char* tool : {"nvdisasm", "cuobjdump"})
     for (const auto& d : dirs)
       if (::access((d / tool).c_str(), X_OK) == 0) return (d / tool).string();
   return {};
@@ -58,7 +72,7 @@ std::string disassemble(const std::string& cubin) {
     int rc = ::pclose(p);
     std::error_code ec;
     fs::remove(tmp, ec);
-    if (rc != 0) throw UnavailableError(fmt::format("{} failed: {}", tool, out.substr(0, out.find('\n'))));
+    if (rc != 0) throw UnavailableError(fmt::format("{} failed: {}", tool, lastLine(out)));
     return out;
   }
   std::error_code ec;

@@ -5,7 +5,7 @@
 
 namespace gemmtune {
 
-// Path of cuobjdump or nvdisasm (PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin); empty if none.
+// Path of nvdisasm, else cuobjdump (PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin); empty if none.
 std::string findSassTool();
 // Throws UnavailableError naming how to install the tools when none is found.
 std::string disassemble(const std::string& cubin);

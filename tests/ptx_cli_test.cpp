@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "CliRunner.hpp"
@@ -62,6 +63,31 @@ TEST(PtxCli, SassSaysClearlyWhenNoDisassemblerExists) {
     EXPECT_NE(r.err.find("--sass needs cuobjdump or nvdisasm"), std::string::npos) << r.err;
     EXPECT_EQ(lines(withoutNvrtcWarning(r.err)), 1) << r.err;
   }
+}
+
+// A disassembler that fails says why in one line: its own last line, not the blank first line of
+// the listing it had begun (cuobjdump without nvdisasm beside it printed "cuobjdump failed: ").
+// Where both are installed, nvdisasm runs: it needs no other tool.
+TEST(PtxCli, AFailingDisassemblerSaysWhyAndNvdisasmComesFirst) {
+  char tmpl[] = "/tmp/gemmtune-sass-XXXXXX";
+  const fs::path dir = ::mkdtemp(tmpl);
+  auto script = [&](const std::string& name, const std::string& body) {
+    std::ofstream(dir / name) << "#!/bin/sh\n" << body;
+    fs::permissions(dir / name, fs::perms::owner_all);
+  };
+  script("cuobjdump", "printf '\\n\\tcode for sm_90\\ncuobjdump fatal   : Could not find executable file nvdisasm\\n'\nexit 1\n");
+  auto r = runCli({"ptx", "smem_bs16", "--sass", "--no-cache"}, {"PATH=" + dir.string(), "CUDA_HOME=/nonexistent"});
+  if (!fs::exists("/usr/local/cuda/bin/nvdisasm")) {
+    EXPECT_EQ(r.exitCode, 69) << r.err;
+    EXPECT_NE(r.err.find("cuobjdump failed: cuobjdump fatal   : Could not find executable file nvdisasm"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(lines(withoutNvrtcWarning(r.err)), 1) << r.err;
+  }
+  script("nvdisasm", "echo '        /*0000*/                   FFMA R0, R1, R2, R3 ;'\n");
+  r = runCli({"ptx", "smem_bs16", "--sass", "--no-cache"}, {"PATH=" + dir.string(), "CUDA_HOME=/nonexistent"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("FFMA R0, R1, R2, R3"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 TEST(PtxCli, BadInputIsOneLineAndExitTwo) {
