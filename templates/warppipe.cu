@@ -30,30 +30,19 @@
 // Dynamic shared memory: STAGES * BK * (BM + 4 + BN) * 4 bytes (above 48 KiB the launcher opts in).
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Self-contained (no includes) for NVRTC.
+// Includes warp_tile.cuh (the warp tiling, its fragment multiply and epilogue; a family header).
+
+#include "warp_tile.cuh"
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, int STAGES, bool GUARDED>
 __global__ void __launch_bounds__(THREADS)
     sgemm_warppipe(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                    const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
-  static_assert(THREADS >= 32 && THREADS % 32 == 0 && THREADS <= 1024, "THREADS: whole warps, at most 1024");
-  static_assert(TM >= 4 && TM % 4 == 0 && TN >= 4 && TN % 4 == 0, "TM and TN: multiples of 4 (float4 fragments)");
-  static_assert(BK >= 4 && BK % 4 == 0, "BK must be a positive multiple of 4");
+  using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS>;  // its static_asserts check the tiling
   static_assert(BM % 32 == 0, "BM must be a multiple of 32 (the BM + 4 row stride spreads A's copies over the banks)");
   static_assert(BN % 4 == 0, "BN must be a multiple of 4 (16-byte copies of B)");
   static_assert(STAGES >= 2, "STAGES must be at least 2 (one tile lands while another is multiplied)");
-  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
-  static_assert((BM / WM) * (BN / WN) == THREADS / 32, "one warp tile per warp: (BM/WM)*(BN/WN) == THREADS/32");
-  static_assert((WM * WN) % (32 * TM * TN * WNITER) == 0, "WMITER = WM*WN/(32*TM*TN*WNITER) must be whole");
-  constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
-  static_assert(WMITER >= 1 && WM % WMITER == 0 && WN % WNITER == 0, "sub-tile edges must be whole");
-  constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
-  static_assert(WSUBM % TM == 0 && WSUBN % TN == 0 && (WSUBM / TM) * (WSUBN / TN) == 32,
-                "the 32 lanes must exactly cover a WSUBM x WSUBN sub-tile");
-
-  constexpr int kLanesN = WSUBN / TN;
-  constexpr int kSA = BM + 4;               // row stride of transposed A in shared memory (floats)
-  constexpr int kStage = BK * (kSA + BN);   // floats per pipeline stage
+  constexpr int kSA = Tile::kSA, kStage = Tile::kStage;
   constexpr int KC = BK % 8 == 0 ? 8 : 4;   // consecutive k of one row that neighbouring lanes copy
   constexpr int kAIters = (BM * BK + THREADS - 1) / THREADS;
   constexpr int kBVec = GUARDED ? 1 : 4;
@@ -69,7 +58,7 @@ __global__ void __launch_bounds__(THREADS)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int warpRow = warp / (BN / WN), warpCol = warp % (BN / WN);
-  const int tRow = lane / kLanesN, tCol = lane % kLanesN;
+  const int tRow = lane / Tile::kLanesN, tCol = lane % Tile::kLanesN;
   const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
 
   // A source size of 0 reads nothing and fills zeros (the guarded form's out-of-range elements).
@@ -119,12 +108,13 @@ __global__ void __launch_bounds__(THREADS)
     asm volatile("cp.async.commit_group;\n" ::);
   };
 
-  float acc[WMITER * TM][WNITER * TN];
+  float acc[Tile::kRows][Tile::kCols];
 #pragma unroll
-  for (int i = 0; i < WMITER * TM; ++i)
+  for (int i = 0; i < Tile::kRows; ++i)
 #pragma unroll
-    for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+    for (int j = 0; j < Tile::kCols; ++j) acc[i][j] = 0.0f;
 
+  // Fragment read offsets inside one buffer (floats).
   const int aFrag = warpRow * WM + tRow * TM;
   const int bFrag = BK * kSA + warpCol * WN + tCol * TN;
 
@@ -139,71 +129,11 @@ __global__ void __launch_bounds__(THREADS)
     readStage = readStage + 1 == STAGES ? 0 : readStage + 1;
     writeStage = writeStage + 1 == STAGES ? 0 : writeStage + 1;
 
-    float fa[2][WMITER * TM], fb[2][WNITER * TN];
-    auto loadFrag = [&](int k, float* a, float* b) {
-      const float* as = cur + aFrag + k * kSA;
-      const float* bs = cur + bFrag + k * BN;
-#pragma unroll
-      for (int wi = 0; wi < WMITER; ++wi)
-#pragma unroll
-        for (int m = 0; m < TM; m += 4) {
-          const float4 v = *reinterpret_cast<const float4*>(as + wi * WSUBM + m);
-          a[wi * TM + m] = v.x; a[wi * TM + m + 1] = v.y; a[wi * TM + m + 2] = v.z; a[wi * TM + m + 3] = v.w;
-        }
-#pragma unroll
-      for (int wj = 0; wj < WNITER; ++wj)
-#pragma unroll
-        for (int n = 0; n < TN; n += 4) {
-          const float4 v = *reinterpret_cast<const float4*>(bs + wj * WSUBN + n);
-          b[wj * TN + n] = v.x; b[wj * TN + n + 1] = v.y; b[wj * TN + n + 2] = v.z; b[wj * TN + n + 3] = v.w;
-        }
-    };
-    loadFrag(0, fa[0], fb[0]);
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      if (k + 1 < BK) loadFrag(k + 1, fa[(k + 1) & 1], fb[(k + 1) & 1]);
-#pragma unroll
-      for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += fa[k & 1][i] * fb[k & 1][j];
-    }
+    Tile::multiply(cur, aFrag, bFrag, acc);
   }
   asm volatile("cp.async.wait_all;\n" ::);  // no copy may outlive the block (empty groups only, but to be sure)
 
   // ---- epilogue: float4 where C allows (always in the unguarded form) ----
   const bool cVec = !GUARDED || ((reinterpret_cast<unsigned long long>(C) & 15) == 0 && (ldc & 3) == 0 && (N & 3) == 0);
-#pragma unroll
-  for (int wi = 0; wi < WMITER; ++wi)
-#pragma unroll
-    for (int m = 0; m < TM; ++m) {
-      const int row = rowBase + warpRow * WM + wi * WSUBM + tRow * TM + m;
-      if (GUARDED && row >= M) continue;
-#pragma unroll
-      for (int wj = 0; wj < WNITER; ++wj) {
-        const int col0 = colBase + warpCol * WN + wj * WSUBN + tCol * TN;
-        float* cp = C + row * ldc + col0;
-        const float* r = &acc[wi * TM + m][wj * TN];
-        if (cVec) {
-#pragma unroll
-          for (int n = 0; n < TN; n += 4) {
-            if (GUARDED && col0 + n >= N) continue;  // N % 4 == 0 here: a group is all in or all out
-            float4 o = make_float4(alpha * r[n], alpha * r[n + 1], alpha * r[n + 2], alpha * r[n + 3]);
-            if (beta != 0.0f) {
-              const float4 c = *reinterpret_cast<const float4*>(cp + n);
-              o.x += beta * c.x; o.y += beta * c.y; o.z += beta * c.z; o.w += beta * c.w;
-            }
-            *reinterpret_cast<float4*>(cp + n) = o;
-          }
-        } else {
-#pragma unroll
-          for (int n = 0; n < TN; ++n) {
-            if (col0 + n < N) {
-              float o = alpha * r[n];
-              if (beta != 0.0f) o += beta * cp[n];
-              cp[n] = o;
-            }
-          }
-        }
-      }
-    }
+  Tile::template store<GUARDED>(acc, M, N, alpha, beta, C, ldc, rowBase, colBase, warpRow, warpCol, tRow, tCol, cVec);
 }

@@ -27,6 +27,7 @@ Family warptileFamily() {
   Family f;
   f.name = "warptile";
   f.templateFile = "warptile.cu";
+  f.headers = {"warp_tile.cuh"};  // the warp tiling, shared with warppipe
   f.kernelName = "sgemm_warptile";
   f.description = "warp-tiled SGEMM: warp tiles of TM×TN fragments, A transposed in shared memory, float4 loads";
   f.order = 30;
