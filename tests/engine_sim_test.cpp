@@ -368,6 +368,9 @@ TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
     for (std::string line; std::getline(log, line);) n += line.rfind("run ", 0) == 0;
     return n;
   };
+  // Noisy timings: the re-timed figures reorder the near-equals, so the best few by the stored
+  // figures are not the set that was re-timed (this re-timed everything again on the H100).
+  std::ofstream(dir_.path() / "noise") << 0.2;
   tune(dir_.path() / "again.db", std::nullopt, search);
   const int first = runRequests();
   int retimed = 0;

@@ -10,7 +10,8 @@
 // STATE_DIR is created if missing. A GPU that falls sick mid-run: with a file STATE_DIR/sick-after
 // holding N, a table worker crashes at its N-th timing, and every later start fails its canary.
 // A worker killed from outside: with STATE_DIR/kill-at holding N, the worker SIGKILLs itself at
-// its N-th timing, once.
+// its N-th timing, once. A noisy GPU: with STATE_DIR/noise holding F, every timing is off by
+// up to ±F (deterministic per instance, size and call).
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
@@ -170,6 +171,16 @@ int main(int argc, char** argv) {
       r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.5);
       r.reps = 10;
       r.smClockMHz = 1980;
+      // STATE_DIR/noise holding F: each timing is off by up to ±F (a fraction), differently on
+      // each call, as a real GPU's are: re-timing can reorder near-equal configurations.
+      double noise = 0;
+      std::ifstream(stateDir + "/noise") >> noise;
+      if (noise > 0) {
+        const std::string key = instance + " " + std::to_string(problem.M) + " " + std::to_string(count(op + " "));
+        std::uint64_t h = 1469598103934665603ull;
+        for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+        r.medianMs = r.minMs = r.medianMs * (1 + noise * (static_cast<double>(h % 2001) / 1000.0 - 1));
+      }
       if (mode == "cold-table" && op == "run" && timedOnce.insert(instance + std::to_string(problem.M)).second) {
         r.smClockMHz = 345;
         r.medianMs = r.minMs = r.medianMs * 1980 / 345;
