@@ -8,8 +8,8 @@
 // their way. A is copied one float at a time into its transposed place: the lanes of a warp copy
 // KC (8, or 4 where BK is not a multiple of 8) consecutive k of 32 / KC rows, so the global
 // reads are whole 32-byte sectors and, with the BM + 4 row stride, the shared-memory writes fall
-// in 32 different banks. B is copied 16 bytes at a time (unguarded form) or one float at a time
-// (guarded form).
+// in 32 different banks. B is copied 16 bytes at a time (the guarded form too where B is 16-byte
+// aligned and ldb % 4 == 0, zero-filling past N), otherwise one float at a time.
 //
 // | parameter | meaning                                              | constraints                          |
 // |-----------|------------------------------------------------------|--------------------------------------|
@@ -23,7 +23,8 @@
 //   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0; B and C 16-byte aligned;
 //               ldb and ldc multiples of 4 (16-byte copies of B, float4 loads/stores of C).
 //   GUARDED == true: nothing more. A copy of an element outside A or B reads nothing and fills a
-//               zero (cp.async with source size 0), so the k tail needs no special case; C
+//               zero (cp.async with a short source size), so the k tail needs no special case; B
+//               is copied 16 bytes at a time where B is 16-byte aligned and ldb % 4 == 0; C
 //               stores are bounds-checked, float4 where C is 16-byte aligned, ldc % 4 == 0 and
 //               N % 4 == 0 (decided once per launch).
 // Threads per block: THREADS. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.
@@ -45,12 +46,11 @@ __global__ void __launch_bounds__(THREADS)
   constexpr int kSA = Tile::kSA, kStage = Tile::kStage;
   constexpr int KC = BK % 8 == 0 ? 8 : 4;   // consecutive k of one row that neighbouring lanes copy
   constexpr int kAIters = (BM * BK + THREADS - 1) / THREADS;
-  constexpr int kBVec = GUARDED ? 1 : 4;
-  constexpr int kBSlots = BK * BN / kBVec;
-  constexpr int kBIters = (kBSlots + THREADS - 1) / THREADS;
+  constexpr int kBSlots4 = BK * BN / 4, kBSlots1 = BK * BN;  // 16-byte and one-float copies of B
+  constexpr int kBIters4 = (kBSlots4 + THREADS - 1) / THREADS, kBIters1 = (kBSlots1 + THREADS - 1) / THREADS;
   // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
   // address live across the k loop.
-  constexpr int kUnrollA = GUARDED ? 4 : kAIters, kUnrollB = GUARDED ? 4 : kBIters;
+  constexpr int kUnrollA = GUARDED ? 4 : kAIters, kUnrollB4 = GUARDED ? 4 : kBIters4;
 
   extern __shared__ float4 smem4[];
   float* const smem = reinterpret_cast<float*>(smem4);
@@ -70,6 +70,14 @@ __global__ void __launch_bounds__(THREADS)
     const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
   };
+  // Copies the first `bytes` (0..16) of 16 and fills the rest with zeros.
+  auto copy16Part = [](float* dst, const float* src, int bytes) {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes));
+  };
+  // B in 16-byte copies: always unguarded; guarded where B is 16-byte aligned and ldb % 4 == 0
+  // (decided once per launch), a row's last chunk copying only the floats before N.
+  const bool bVec = !GUARDED || ((reinterpret_cast<unsigned long long>(B) & 15) == 0 && (ldb & 3) == 0);
 
   const int nTiles = (K + BK - 1) / BK;  // the unguarded form: K % BK == 0
   // Starts the copies of k tile `tile` into `stage`, then closes a commit group (an empty one past
@@ -90,14 +98,25 @@ __global__ void __launch_bounds__(THREADS)
           copy4(As + k * kSA + r, on ? A + (rowBase + r) * lda + k0 + k : A, on);
         }
       }
-#pragma unroll kUnrollB
-      for (int it = 0; it < kBIters; ++it) {
-        const int s = tid + it * THREADS;
-        if (kBSlots % THREADS == 0 || s < kBSlots) {
-          if constexpr (!GUARDED) {
+      if (bVec) {
+#pragma unroll kUnrollB4
+        for (int it = 0; it < kBIters4; ++it) {
+          const int s = tid + it * THREADS;
+          if (kBSlots4 % THREADS == 0 || s < kBSlots4) {
             const int kr = s / (BN / 4), cq = (s % (BN / 4)) * 4;
-            copy16(Bs + kr * BN + cq, B + (k0 + kr) * ldb + colBase + cq);
-          } else {
+            if constexpr (!GUARDED) {
+              copy16(Bs + kr * BN + cq, B + (k0 + kr) * ldb + colBase + cq);
+            } else {
+              const int left = k0 + kr < K ? min(max(N - (colBase + cq), 0), 4) : 0;
+              copy16Part(Bs + kr * BN + cq, left > 0 ? B + (k0 + kr) * ldb + colBase + cq : B, 4 * left);
+            }
+          }
+        }
+      } else if constexpr (GUARDED) {
+#pragma unroll 4
+        for (int it = 0; it < kBIters1; ++it) {
+          const int s = tid + it * THREADS;
+          if (kBSlots1 % THREADS == 0 || s < kBSlots1) {
             const int kr = s / BN, c = s % BN;
             const bool on = k0 + kr < K && colBase + c < N;
             copy4(Bs + kr * BN + c, on ? B + (k0 + kr) * ldb + colBase + c : B, on);

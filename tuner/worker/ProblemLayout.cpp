@@ -46,7 +46,11 @@ ProblemLayout ProblemLayout::of(const Problem& p, long long l2Bytes) {
 GemmProblem ProblemLayout::checkProblem(const Problem& p, const CheckGeometry& g, bool betaZero) {
   GemmProblem gp;
   gp.m = p.M, gp.n = p.N, gp.k = p.K;
-  gp.lda = p.K + g.padA, gp.ldb = p.N + g.padB, gp.ldc = p.N + g.padC;
+  // Padded geometries round each row up to whole float4s first: at odd sizes the packed layout
+  // then runs the scalar paths of forms that choose per launch, and the padded one their vector
+  // paths with ragged last chunks.
+  auto ld = [&](long long extent, int pad) { return pad == 0 ? extent : (extent + 3) / 4 * 4 + pad; };
+  gp.lda = ld(p.K, g.padA), gp.ldb = ld(p.N, g.padB), gp.ldc = ld(p.N, g.padC);
   gp.alignA = gp.alignB = GemmProblem::alignmentOf(static_cast<std::uintptr_t>(g.offsetBytes));
   gp.alignC = GemmProblem::alignmentOf(static_cast<std::uintptr_t>(4 * kGuardElems + g.offsetBytes));
   gp.betaZero = betaZero;
@@ -63,7 +67,7 @@ std::vector<GemmProblem> ProblemLayout::checkProblems(const Problem& p) {
 long long ProblemLayout::operandElems(long long rows, long long ld, int offsetBytes) { return offsetBytes / 4 + rows * ld; }
 
 long long ProblemLayout::guardedCElems(const Problem& p, const CheckGeometry& g) {
-  return 2 * kGuardElems + operandElems(p.M, p.N + g.padC, g.offsetBytes);
+  return 2 * kGuardElems + operandElems(p.M, checkProblem(p, g, true).ldc, g.offsetBytes);
 }
 
 }  // namespace gemmtune

@@ -11,13 +11,14 @@
 
 namespace gemmtune {
 
-// Where one verification layout puts the operands. Leading dimensions are padded by multiples of
-// 4 floats and base pointers offset by multiples of 16 bytes, so float4 forms stay runnable while
+// Where one verification layout puts the operands. A padded layout rounds leading dimensions up
+// to a multiple of 4 floats and pads them by multiples of 4 more, and offsets base pointers by
+// multiples of 16 bytes, so float4 forms stay runnable (at odd sizes too, with ragged rows) while
 // kernels that assume packed rows fail. The three pads differ so that a kernel mixing up lda, ldb
 // and ldc fails too.
 struct CheckGeometry {
   const char* name;
-  int padA, padB, padC;  // floats added to lda = K, ldb = N, ldc = N
+  int padA, padB, padC;  // floats added to lda = K, ldb = N, ldc = N (rounded up to 4 first where > 0)
   int offsetBytes;       // A and B from their allocations; C from the end of its front guard
 
   // Packed A and B are the problem's own inputs; any other geometry needs copies laid out its way.
