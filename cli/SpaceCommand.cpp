@@ -115,7 +115,7 @@ int run(const SpaceArgs& a, const CliContext& ctx) {
   SpaceOptions options;
   if (!a.size.empty()) options.size = parseOneSize(a.size);
   options.bothForms = a.all;
-  options.fixed = parseFixedParams(family, a.params);
+  options.domains = parseParamDomains(family, a.params);
   options.filter.rejectSpills = a.rejectSpills;
   options.filter.prune = a.prune;
   if (a.prune && !options.size) throw UsageError("--prune needs --size: its rules depend on the problem size");

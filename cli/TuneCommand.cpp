@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <deque>
 #include <sstream>
 #include <csignal>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "FamilyHelp.hpp"
 #include "CliContext.hpp"
 #include "CacheKey.hpp"
+#include "CandidateSpace.hpp"
 #include "CudaDriver.hpp"
 #include "Database.hpp"
 #include "DbPath.hpp"
@@ -28,6 +30,7 @@
 #include "TuningEngine.hpp"
 #include "search/SearchStrategy.hpp"
 #include "Errors.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune::cli {
 
@@ -42,7 +45,7 @@ extern "C" void onSignal(int sig) {
 }
 
 struct TuneArgs {
-  std::string gpu = "auto", sizes = "1024..8192", shapes, mnk, families, db, shard, strategy = "model";
+  std::string gpu = "auto", sizes = "1024..8192", shapes, mnk, families, params, db, shard, strategy = "model";
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -74,6 +77,48 @@ std::vector<const Family*> parseFamilies(const std::string& list) {
   return out;
 }
 
+// --params NAME=V/V/...,...: each parameter's values replace its default domain in every chosen
+// family that has it (a name none of them has is a usage error). The copies live in `store`.
+std::vector<const Family*> withParams(const std::vector<const Family*>& families, const std::string& params,
+                                      std::deque<Family>& store) {
+  if (params.empty()) return families;
+  std::vector<std::string> items;
+  for (size_t start = 0; start <= params.size();) {
+    const size_t comma = params.find(',', start);
+    std::string item = params.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) items.push_back(std::move(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::vector<bool> used(items.size(), false);
+  std::vector<const Family*> out;
+  for (const Family* f : families) {
+    std::string mine;
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::string name = items[i].substr(0, items[i].find('='));
+      for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (f->paramIndex(name) < 0) continue;
+      used[i] = true;
+      mine += (mine.empty() ? "" : ",") + items[i];
+    }
+    if (mine.empty()) {
+      out.push_back(f);
+      continue;
+    }
+    store.push_back(withDomains(*f, parseParamDomains(*f, mine)));
+    out.push_back(&store.back());
+  }
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!used[i]) {
+      std::string names;
+      for (const Family* f : families) names += (names.empty() ? "" : ", ") + f->name;
+      throw UsageError(fmt::format("--params {}: no chosen family has this parameter (families: {}; `gemmtune space "
+                                   "--family NAME` lists each one's parameters)",
+                                   quoteInput(items[i]), names));
+    }
+  return out;
+}
+
 int run(const TuneArgs& a, const CliContext& ctx) {
   if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
   // CLI11's PositiveNumber lets nan and inf through (every comparison with nan is false).
@@ -90,7 +135,8 @@ int run(const TuneArgs& a, const CliContext& ctx) {
     // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
     for (const WorkloadShape& w : readShapeFile(a.shapes)) options.sizes.push_back(w.shape);
   }
-  options.families = parseFamilies(a.families);
+  std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
+  options.families = withParams(parseFamilies(a.families), a.params, narrowed);
   if (!a.shard.empty()) {
     const ShardSpec shard = parseShard(a.shard);
     const std::vector<WorkUnit> all = workUnits(options.sizes, options.families);
@@ -215,6 +261,9 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       ->excludes(sizes)
       ->excludes(shapes);
   sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
+  sub->add_option("--params", a->params,
+                  "Search these values instead of a parameter's default domain, in every chosen family that has it: "
+                  "NAME=V/V/...,NAME=V (e.g. SWIZZLE=1/2/4/8,STAGES=3; `gemmtune space --family F` lists parameters)");
   addDbOption(sub, a->db);
   sub->add_option("--budget", a->budget, "GPU seconds per size before the rest is pruned:budget (default: none)")
       ->check(CLI::PositiveNumber);
@@ -246,7 +295,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
       "  gemmtune tune --gpu all --sizes 2048 --fresh --strategy exhaustive\n"
       "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)\n"
-      "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)",
+      "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)\n"
+      "  gemmtune tune --sizes 4096 --families cutlass --params SWIZZLE=1/2/4/8   (a wider domain)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }

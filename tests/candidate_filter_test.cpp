@@ -151,7 +151,7 @@ TEST(CandidateSpace, ChoosesTheUnguardedFormOnlyWhereTheSizeDivides) {
 TEST(CandidateSpace, FixedParametersNarrowTheDomains) {
   const Family& f = registry().get("blocktile1d");
   SpaceOptions o;
-  o.fixed = parseFixedParams(f, "bm=16,BN=256,TM=4");
+  o.domains = parseParamDomains(f, "bm=16,BN=256,TM=4");
   auto screened = screenSpace(f, gpu("t4"), o);
   ASSERT_EQ(screened.size(), f.params[2].domain.size());  // only BK varies
   SpaceSummary s = SpaceSummary::of(screened);
@@ -162,12 +162,27 @@ TEST(CandidateSpace, FixedParametersNarrowTheDomains) {
                       "0 pruned, 4 left to time");
 }
 
+// --params may widen a domain past its defaults (up to 16 times the largest default).
+TEST(CandidateSpace, ParameterDomainsMayGoBeyondTheDefaults) {
+  const Family& f = registry().get("blocktile1d");
+  SpaceOptions o;
+  o.domains = parseParamDomains(f, "BM=512,BN=64,BK=8,TM=8/64");
+  std::vector<std::string> names;
+  for (const Config& c : spaceConfigs(f, o)) names.push_back(c.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"blocktile1d_bm512_bn64_bk8_tm8_guarded", "blocktile1d_bm512_bn64_bk8_tm64_guarded"}));
+  EXPECT_THROW(parseParamDomains(f, "BM=8192"), UsageError);  // 16 x 256 is the bound
+}
+
 TEST(CandidateSpace, BadParametersAndSizes) {
   const Family& f = registry().get("blocktile1d");
-  EXPECT_THROW(parseFixedParams(f, "XX=4"), UsageError);
-  EXPECT_THROW(parseFixedParams(f, "BM=0"), UsageError);
-  EXPECT_THROW(parseFixedParams(f, "BM=16,BM=32"), UsageError);
-  EXPECT_THROW(parseFixedParams(f, "BM"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "XX=4"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "BM=0"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "BM=16,BM=32"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "BM"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "BM=16/"), UsageError);
+  EXPECT_THROW(parseParamDomains(f, "BM=16/x"), UsageError);
+  // Several values, in any order and repeated: the domain searched, ascending.
+  EXPECT_EQ(parseParamDomains(f, "tm=8/2/8").at("TM"), (std::vector<int>{2, 8}));
   EXPECT_EQ(parseOneSize("4096").M, 4096);
   EXPECT_EQ(parseOneSize("4096x1024x512").K, 512);
   EXPECT_THROW(parseOneSize("40x96"), UsageError);
@@ -181,8 +196,8 @@ TEST(CandidateSpace, CompilesASampleForTheProfileArch) {
   const Family& f = registry().get("blocktile1d");
   SpaceOptions o;
   o.size = GemmShape{4096, 4096, 4096};
-  o.fixed = parseFixedParams(f, "BM=64,BN=64,TM=8");
-  o.fixed["BK"] = 8;
+  o.domains = parseParamDomains(f, "BM=64,BN=64,TM=8");
+  o.domains["BK"] = {8};
   auto dir = std::filesystem::temp_directory_path() / "gemmtune-candidate-space-test";
   Compiler compiler(CompilerOptions{{}, dir, 2});
   std::vector<Candidate> cs = buildSpace(f, h, compiler, o);

@@ -39,8 +39,8 @@ const RealSpace& realSpace() {
     for (const auto& family : FamilyRegistry::builtin().all()) {
       // A CUTLASS instance takes seconds to compile: its tile and warp shapes (every resource
       // combination) are covered at one pipeline depth and swizzle.
-      options.fixed.clear();
-      if (!family.headerTrees.empty()) options.fixed = {{"STAGES", 3}, {"SWIZZLE", 4}};
+      options.domains.clear();
+      if (!family.headerTrees.empty()) options.domains = {{"STAGES", {3}}, {"SWIZZLE", {4}}};
       auto cs = buildSpace(family, s.gpu, compiler, options);
       s.candidates.insert(s.candidates.end(), cs.begin(), cs.end());
     }

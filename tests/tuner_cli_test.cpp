@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "CliRunner.hpp"
 #include "CudaDriver.hpp"
+#include "scratch_dir.hpp"
 
 using gemmtune::test::runCli;
 
@@ -137,6 +140,39 @@ TEST(TuneCli, MnkTunesOneShape) {
   auto r = runCli({"tune", "--mnk", "2429x22x4103", "--shard", "9/10"}, {"GEMMTUNE_CUTLASS_DIR=/nonexistent/include"});
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.err.find("the sweep has 6 unit(s)"), std::string::npos) << r.err;
+}
+
+// tune --params: the values given replace a parameter's domain in every chosen family that has
+// it; a name none of them has, or a bad value, is a usage error before any GPU work.
+TEST(TuneCli, ParamsReplaceDomainsOfTheFamiliesThatHaveThem) {
+  expectUsageError({"tune", "--families", "smem,blocktile1d", "--params", "SWIZZLE=8"},
+                   "--params 'SWIZZLE=8': no chosen family has this parameter (families: smem, blocktile1d;");
+  expectUsageError({"tune", "--families", "blocktile1d", "--params", "TM=4/x"}, "parameter 'TM' takes positive integers");
+  gemmtune::test::ScratchDir dir;
+  const std::string db = (dir.path() / "params.db").string();
+  const std::vector<std::string> simulated{"GEMMTUNE_SIMULATED_GPU=h100",
+                                           "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " +
+                                               (dir.path() / "worker").string(),
+                                           "XDG_CACHE_HOME=" + (dir.path() / "cache").string()};
+  auto r = runCli({"tune", "--sizes", "256", "--families", "smem,blocktile1d", "--params", "bm=64,BN=64,TM=4/8", "--db", db},
+                  simulated);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto rows = runCli({"results", "--db", db, "--csv"});
+  ASSERT_EQ(rows.exitCode, 0) << rows.err;
+  std::set<std::string> blocktile;
+  bool smem = false;
+  std::istringstream lines(rows.out);
+  for (std::string line; std::getline(lines, line);) {
+    // The instance is the first field that names a family's configuration.
+    std::string instance;
+    std::istringstream fields(line);
+    for (std::string f; instance.empty() && std::getline(fields, f, ',');)
+      if (f.rfind("blocktile1d_", 0) == 0 || f.rfind("smem_", 0) == 0) instance = f;
+    if (instance.rfind("blocktile1d_", 0) == 0) blocktile.insert(instance.substr(0, instance.find("_bk")) + instance.substr(instance.find("_tm")));
+    smem = smem || instance.rfind("smem_", 0) == 0;
+  }
+  EXPECT_TRUE(smem) << "smem has none of the parameters: its whole space is tuned";
+  EXPECT_EQ(blocktile, (std::set<std::string>{"blocktile1d_bm64_bn64_tm4", "blocktile1d_bm64_bn64_tm8"})) << rows.out;
 }
 
 TEST(SpaceCli, DeviceSelectorWithoutGpuExits69) {

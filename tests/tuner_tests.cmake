@@ -9,3 +9,6 @@ gemmtune_add_test(shard_test SOURCES shard_test.cpp CliRunner.cpp LIBS gemmtune_
 gemmtune_add_test(bench_workload_test SOURCES bench_workload_test.cpp ${PROJECT_SOURCE_DIR}/bench/gemm/BenchReport.cpp
                   ${PROJECT_SOURCE_DIR}/bench/gemm/WorkloadSummary.cpp LIBS gemmtune_tuner)
 target_include_directories(bench_workload_test PRIVATE ${PROJECT_SOURCE_DIR}/bench/gemm)
+# tune --params runs on the tests' simulated GPU ($GEMMTUNE_SIMULATED_GPU / _WORKER).
+target_compile_definitions(tuner_cli_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(tuner_cli_test fake_worker)

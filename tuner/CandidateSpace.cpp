@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "FamilyRegistry.hpp"
@@ -23,18 +24,10 @@ std::string paramNames(const Family& f) {
   return out;
 }
 
-// The family with the fixed parameters' domains replaced by their one value.
-Family restricted(const Family& f, const std::map<std::string, int>& fixed) {
-  Family out = f;
-  for (auto& p : out.params)
-    if (auto it = fixed.find(p.name); it != fixed.end()) p.domain = {it->second};
-  return out;
-}
-
 }  // namespace
 
 std::vector<Config> spaceConfigs(const Family& family, const SpaceOptions& options) {
-  const Family narrowed = restricted(family, options.fixed);
+  const Family narrowed = withDomains(family, options.domains);
   // Configs must point at the caller's family (it outlives them), not at the local copy.
   std::vector<Config> points = FamilyRegistry::enumerate(narrowed, true);
   std::vector<Config> out;
@@ -112,8 +105,8 @@ GemmShape parseOneSize(std::string_view text) {
   return sizes.front();
 }
 
-std::map<std::string, int> parseFixedParams(const Family& family, std::string_view text) {
-  std::map<std::string, int> out;
+ParamDomains parseParamDomains(const Family& family, std::string_view text) {
+  ParamDomains out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
@@ -125,16 +118,35 @@ std::map<std::string, int> parseFixedParams(const Family& family, std::string_vi
     for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     if (eq == std::string_view::npos || family.paramIndex(name) < 0)
       throw UsageError(fmt::format("{} is not NAME=VALUE with NAME one of {} ({})", quoteInput(item), paramNames(family), family.name));
-    long long v = 0;
-    if (!parsePositive(item.substr(eq + 1), v) || v > 1 << 20)
-      throw UsageError(fmt::format("parameter {} must be a positive integer, got {}", quoteInput(name), quoteInput(item.substr(eq + 1))));
     // The family's bound, as for instance names: beyond it the specs' int arithmetic overflows.
     const int bound = family.params[static_cast<size_t>(family.paramIndex(name))].maxValue();
-    if (v > bound)
-      throw UsageError(fmt::format("{} {}={} is above the largest accepted value {} (16 times its largest default)",
-                                   family.name, name, v, bound));
-    if (!out.emplace(name, static_cast<int>(v)).second) throw UsageError(fmt::format("parameter {} given twice", name));
+    std::vector<int> values;
+    std::string_view rest = item.substr(eq + 1);
+    while (true) {
+      const size_t slash = rest.find('/');
+      const std::string_view one = rest.substr(0, slash);
+      long long v = 0;
+      if (!parsePositive(one, v) || v > 1 << 20)
+        throw UsageError(fmt::format("parameter {} takes positive integers (several as 1/2/4), got {}", quoteInput(name),
+                                     quoteInput(one)));
+      if (v > bound)
+        throw UsageError(fmt::format("{} {}={} is above the largest accepted value {} (16 times its largest default)",
+                                     family.name, name, v, bound));
+      values.push_back(static_cast<int>(v));
+      if (slash == std::string_view::npos) break;
+      rest = rest.substr(slash + 1);
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (!out.emplace(name, std::move(values)).second) throw UsageError(fmt::format("parameter {} given twice", name));
   }
+  return out;
+}
+
+Family withDomains(const Family& family, const ParamDomains& domains) {
+  Family out = family;
+  for (auto& p : out.params)
+    if (auto it = domains.find(p.name); it != domains.end()) p.domain = it->second;
   return out;
 }
 

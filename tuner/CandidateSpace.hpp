@@ -17,12 +17,15 @@
 
 namespace gemmtune {
 
+// Parameter name -> the values to search instead of its default domain (ascending, distinct).
+using ParamDomains = std::map<std::string, std::vector<int>>;
+
 struct SpaceOptions {
   // With a size: the unguarded form where it divides M, N, K, else the guarded one. Without a
   // size: the guarded form, which is correct for every size.
   std::optional<GemmShape> size;
   bool bothForms = false;              // list guarded and unguarded forms of every point
-  std::map<std::string, int> fixed;    // parameter -> the one value to use instead of its domain
+  ParamDomains domains;                // parameter -> the values to search instead of its domain
   FilterOptions filter;
 };
 
@@ -56,7 +59,9 @@ std::vector<Candidate> buildSpace(const Family& family, const GpuSpec& gpu, Comp
 
 // One problem in SizeSpec's grammar ("4096", "4096x1024x512"); throws UsageError otherwise.
 GemmShape parseOneSize(std::string_view text);
-// "BM=64,TM=8" -> {BM:64, TM:8}; throws UsageError for unknown parameters or bad values.
-std::map<std::string, int> parseFixedParams(const Family& family, std::string_view text);
+// "BM=64,TM=8/16" -> {BM:[64], TM:[8,16]}; throws UsageError for unknown parameters or bad values.
+ParamDomains parseParamDomains(const Family& family, std::string_view text);
+// The family with those parameters' domains replaced (values beyond the defaults included).
+Family withDomains(const Family& family, const ParamDomains& domains);
 
 }  // namespace gemmtune
