@@ -3,7 +3,8 @@
 # results database (`gemmtune query`), finds its kernel's mangled name (`gemmtune ptx --json`) and
 # runs `gemm_bench` on that one shape under ncu, capturing one launch of that kernel (the
 # gemm_bench column "tuned", after verification) with the sections that say what limits it:
-# speed of light, occupancy, launch statistics, warp stall reasons, memory workload.
+# speed of light, occupancy, launch statistics, warp stall reasons, memory workload, and the
+# FMA pipe's use and shared-memory bank conflicts as single metrics.
 #
 # Usage: scripts/ncu-best.sh DB MxNxK [FAMILY]   (a GPU host with ncu; GEMMTUNE_BUILD_DIR, default
 #        build-gpu, holds the built gemmtune and gemm_bench; OUT, default ., receives the report)
@@ -26,7 +27,8 @@ printf '%s\n' "$shape" >"$out/ncu-shape.txt"
 ncu --kernel-name-base mangled --kernel-name "$kernel" --launch-skip 4 --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
   --section MemoryWorkloadAnalysis --section SchedulerStats \
+  --metrics sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
   "$build/bench/gemm_bench" --db "$db" --shapes "$out/ncu-shape.txt" --rounds 1 --budget-ms 5 \
   >"$out/ncu-$shape.txt" 2>&1 || true
-grep -E "sgemm_|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Waves Per SM|Stall|Issued Warp|No Eligible|L1/TEX Hit|L2 Hit|Bank" \
+grep -E "sgemm_|pipe_fma|bank_conflicts|wavefronts_mem_shared|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Waves Per SM|Stall|Issued Warp|No Eligible|L1/TEX Hit|L2 Hit|Bank" \
   "$out/ncu-$shape.txt" | head -60
