@@ -263,7 +263,7 @@ TuningEngine::SizeRun& TuningEngine::useSize(const GemmShape& shape) {
     f.n = shape.N;
     f.k = shape.K;
     for (auto& r : store_.results(f)) {
-      if (r.fullStatus() == "pruned:rank") storedRankPruned_.insert(r.cacheKeyHash);
+      if (r.fullStatus() == "pruned:rank") storedRankPruned_.emplace(r.cacheKeyHash, r.errorText);
       if (db::isFinalStatus(r.status)) stored_.emplace(r.cacheKeyHash, std::move(r));
     }
   }
@@ -403,21 +403,23 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   recordBatch(batch);
   SearchStrategy& strategy = strategyFor(family);
   strategy.start(SearchContext{shape, gpu_.smCount}, std::move(points));
-  // An earlier run that timed at least --carry of this family here and ranked the rest out: its
-  // choices stand. The ranking is made from the sizes below, whose finalists that run re-timed
-  // after ranking; ranked again from the re-timed figures, near-equals at the cut swap places and
-  // the same command would time a few more each time (6 at 8192 of a warm 1024..8192 tune,
-  // measured on an H100). Asked for a larger --carry, or exhaustively, the rest are timed.
+  // An earlier run of this strategy that timed at least --carry of this family here and ranked
+  // the rest out: its choices stand (the rows keep their reasons). The ranking is made from the
+  // sizes below, whose finalists that run re-timed after ranking; ranked again from the re-timed
+  // figures, near-equals at the cut swap places and the same command would time a few more each
+  // time (6 at 8192 of a warm 1024..8192 tune, measured on an H100). Asked for a --carry above
+  // what was timed, exhaustively or by another strategy, the rest are ranked afresh.
   int storedOk = 0;
   for (size_t i : indexOf)
     if (auto it = stored_.find(keyFor(cands[i].config, srcHashes[i], shape).hash()); it != stored_.end())
       storedOk += it->second.status == kStatusOk;
-  const bool keepRankPruning =
-      options_.resume && strategy.name() != "exhaustive" && options_.carry > 0 && storedOk >= options_.carry;
-  auto rankPrunedBefore = [&](size_t point) {
+  const bool keepRankPruning = options_.resume && options_.carry > 0 && storedOk >= options_.carry;
+  // The stored reason of a point whose pruning stands, or null.
+  auto rankPrunedBefore = [&](size_t point) -> const std::string* {
     const size_t i = indexOf[point];
-    return keepRankPruning && !hasStoredRow(cands[i], srcHashes[i], shape) &&
-           storedRankPruned_.count(keyFor(cands[i].config, srcHashes[i], shape).hash()) > 0;
+    if (!keepRankPruning || isClassic(cands[i].config) || hasStoredRow(cands[i], srcHashes[i], shape)) return nullptr;
+    auto it = storedRankPruned_.find(keyFor(cands[i].config, srcHashes[i], shape).hash());
+    return it != storedRankPruned_.end() && strategy.wroteNotTimedReason(it->second) ? &it->second : nullptr;
   };
 
   // Compiles run ahead of the GPU along the strategy's plan, a window of twice the compile jobs,
@@ -430,6 +432,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
   auto compileAhead = [&](size_t proposed) {
     for (; submitted < plan.size() && submitted < proposed + window; ++submitted) {
       const size_t i = indexOf[plan[submitted]];
+      if (rankPrunedBefore(plan[submitted])) continue;  // never proposed to the GPU: nothing to compile
       if (!compiles[i].valid()) compiles[i] = compiler_.submit(cands[i].config, gpu_.arch());
     }
   };
@@ -466,10 +469,7 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
         continue;
       }
       if (handled.at(*proposal)) continue;  // a strategy proposes each point once; never time one twice
-      if (rankPrunedBefore(*proposal)) {
-        strategy.tell(*proposal, Measurement{});  // counted as proposed; recorded pruned again below
-        continue;
-      }
+      if (rankPrunedBefore(*proposal)) continue;  // not timed, not told: recorded pruned again below
       handled[*proposal] = true;
       ++inFlight;
       compileAhead(static_cast<size_t>(++proposed));
@@ -556,7 +556,10 @@ void TuningEngine::tuneFamily(const Family& family, const GemmShape& shape, Size
       continue;
     }
     c.stage = CandidateStage::Pruned;
-    if (overBudget()) {
+    if (const std::string* kept = rankPrunedBefore(r)) {
+      c.limit = "rank";
+      c.reason = *kept;
+    } else if (overBudget()) {
       c.limit = "budget";
       c.reason = fmt::format("--budget {} s spent at this size", options_.budgetSec);
     } else {
@@ -732,14 +735,21 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
     for (Timed* t : finalistsOf(fo.family, timed)) finalists.push_back(t);
   if (finalists.size() < 2) return;
   // The same command again: nothing was timed at this size in this run and an earlier run
-  // re-timed its finalists, so the stored rows hold the interleaved figures already (this run's
-  // cuBLAS baseline was timed when the size began). Asking whether the best few by those figures
-  // are all re-timed rows is not the same: re-timing reorders near-equals, and a first-timed row
-  // would move into the window and have every finalist re-timed again, run after run (a warm
-  // tune of 1024..8192 took 43 s instead of about 9, measured on an H100). One candidate timed
-  // anew and they are all re-timed together, so that they are compared in the same rounds.
-  if (out.timed == 0 && std::any_of(timed.begin(), timed.end(),
-                                    [](const Timed& t) { return t.record.statusReason == kReasonRetimed; }))
+  // re-timed every family's finalists, so the stored rows hold the interleaved figures already
+  // (this run's cuBLAS baseline was timed when the size began). Asking whether the best few by
+  // those figures are all re-timed rows is not the same: re-timing reorders near-equals, and a
+  // first-timed row would move into the window and have every finalist re-timed again, run after
+  // run (a warm tune of 1024..8192 took 43 s instead of about 9, measured on an H100). A family
+  // no run re-timed here (its run was stopped first), or one candidate timed anew, and they are
+  // all re-timed together, so that they are compared in the same rounds.
+  auto retimedBefore = [&](const FamilyOutcome& fo) {
+    return std::any_of(timed.begin(), timed.end(), [&](const Timed& t) {
+      return t.family->name == fo.family && t.record.statusReason == kReasonRetimed;
+    });
+  };
+  if (out.timed == 0 && std::all_of(out.families.begin(), out.families.end(), [&](const FamilyOutcome& fo) {
+        return finalistsOf(fo.family, timed).empty() || retimedBefore(fo);
+      }))
     return;
 
   const int rounds = 5;
@@ -791,6 +801,9 @@ void TuningEngine::retimeFinalists(const GemmShape& shape, std::vector<Timed>& t
     gpuBusySec_ += secondsSince(t0);
     if (share == 0) baselineSamples = std::move(cublasSamples);
   });
+  // Stopped mid-rounds: some finalists would be stored re-timed and others not, and the resumed
+  // run would take the size as re-timed. Nothing is recorded; that run re-times them all.
+  if (stop_) return;
   if (!baselineSamples.empty()) out.cublasMs = summarize(baselineSamples).medianMs;
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (samples[i].size() < 3 || !retimedOn[i]) continue;

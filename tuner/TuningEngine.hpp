@@ -138,7 +138,7 @@ class TuningEngine {
   // One search strategy per family for the whole run: it learns from every size it has seen.
   std::map<const Family*, std::unique_ptr<SearchStrategy>> strategies_;
   std::unordered_map<std::string, db::StoredResult> stored_;  // cache key hash -> final row, every size used
-  std::unordered_set<std::string> storedRankPruned_;          // cache key hashes stored pruned:rank
+  std::unordered_map<std::string, std::string> storedRankPruned_;  // cache key hash -> reason, rows stored pruned:rank
   std::map<std::string, SizeRun> sizeRuns_;                  // by GemmShape::str()
   SizeRun* current_ = nullptr;                               // the workers' problem now
   double gpuBusySec_ = 0;

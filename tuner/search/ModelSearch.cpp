@@ -85,6 +85,10 @@ class ModelSearch final : public OrderedSearch {
     return std::min(left, static_cast<size_t>(std::max(0, more)));
   }
 
+  bool wroteNotTimedReason(const std::string& reason) const override {
+    return reason.rfind("rank ", 0) == 0 || reason.rfind("not measured at a smaller size", 0) == 0;
+  }
+
   std::string notTimedReason(size_t index) const override {
     const std::string stop = fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best",
                                          timed_, patience_);
