@@ -361,15 +361,21 @@ TEST_F(EngineSim, EveryCandidateWithinFourPerCentOfTheBestIsReTimed) {
   EXPECT_EQ(retimed, expected);
 }
 
+// blocktile2d (32 configurations) at 1024 and 2048, 4 carried: most of 2048 is ranked out.
+Search carriedSearch(const char* strategy) {
+  Search search;
+  search.families = {"blocktile2d"};
+  search.sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
+  search.strategy = strategy;
+  search.carry = 4;
+  return search;
+}
+
 // The same command again resumes every row: finalists re-timed by the first run are not re-timed
 // again (measured on the H100: the warm all-family run took 46 s instead of 9 s while it did),
 // and their rows say they were re-timed.
 TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
-  Search search;
-  search.families = {"blocktile2d"};
-  search.sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
-  search.strategy = "model";
-  search.carry = 4;
+  Search search = carriedSearch("model");
   auto runRequests = [&] {
     int n = 0;
     std::ifstream log(dir_.path() / "log");
@@ -402,11 +408,7 @@ TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
 // Only pruning this strategy wrote stands on resume: after a random sample, the model search
 // ranks the rest afresh and times its own picks.
 TEST_F(EngineSim, AnotherStrategysPruningDoesNotStand) {
-  Search search;
-  search.families = {"blocktile2d"};
-  search.sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
-  search.strategy = "random";
-  search.carry = 4;
+  Search search = carriedSearch("random");
   tune(dir_.path() / "mixed.db", std::nullopt, search);
   search.strategy = "model";
   GpuOutcome model = tune(dir_.path() / "mixed.db", std::nullopt, search);
