@@ -161,7 +161,7 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--family", a->family, "Kernel family (" + familyChoices() + ")");
   sub->add_option("--size", a->size, "Problem size N or MxNxK: picks unguarded forms where the tiles divide it")
       ->check(nonEmpty);
-  sub->add_option("--params", a->params, "Fix some parameters instead of their domains, e.g. BM=64,TM=8");
+  sub->add_option("--params", a->params, "Use these values instead of some parameters' domains, e.g. BM=64,TM=4/8");
   sub->add_flag("--all", a->all, "List both the guarded and the unguarded form of every configuration");
   sub->add_flag("--accepted", a->acceptedOnly, "Show only the candidates left to time (the summary still counts all)");
   sub->add_flag("--reject-spills", a->rejectSpills, "Reject candidates that spill registers (default: keep, flagged)");
