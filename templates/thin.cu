@@ -35,7 +35,9 @@
 // BM | M, BN | N, BK | K; A, B, C 16-byte aligned; lda, ldb, ldc multiples of 4.
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Self-contained (no includes) for NVRTC.
+// Includes cp_async.cuh (the cp.async copies; a family header).
+
+#include "cp_async.cuh"
 
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool GUARDED>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
@@ -71,16 +73,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   const int tBegin = blockIdx.z * perSlice;
   const int tCount = max(0, min(kTiles, tBegin + perSlice) - tBegin);
 
-  // cp.async global -> shared, no staging registers; a copy whose predicate is off reads
-  // nothing (source size 0) and fills zeros, so the guarded form needs no branches.
-  auto copy4 = [](float* dst, const float* src, bool on) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(on ? 4 : 0));
-  };
-  auto copy16 = [](float* dst, const float* src) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
-  };
   // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
   // address live across the whole k loop (up to 255 registers for a 128x8 tile of 64 threads).
   constexpr int kUnroll = GUARDED ? 4 : (kAIters > kBIters ? kAIters : kBIters);
@@ -109,16 +101,16 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
         if (kASlots % kThreads == 0 || s < kASlots) {
           if constexpr (!GUARDED) {
             const int r = s / (BK / 4), kq = (s % (BK / 4)) * 4;
-            copy16(As + r * kSA + kq, A + (rowBase + r) * lda + k0 + kq);
+            cpAsync16(As + r * kSA + kq, A + (rowBase + r) * lda + k0 + kq);
           } else if constexpr (kThreads % BK == 0) {
             // Each thread copies one k column of rows aRow0 + it * kARowStep: its pointer steps.
             const bool on = aKOk && it * kARowStep < aRowsLeft;
-            copy4(As + (aRow0 + it * kARowStep) * kSA + aK, on ? aTile + it * kARowStep * lda : A, on);
+            cpAsync4(As + (aRow0 + it * kARowStep) * kSA + aK, on ? aTile + it * kARowStep * lda : A, on);
           } else {
             const int r = s / BK, kk = s % BK;
             const bool on = rowBase + r < M && k0 + kk < K;
             // Offsets only of elements that exist: (M + BM) * lda may not fit in 32 bits.
-            copy4(As + r * kSA + kk, on ? A + (rowBase + r) * lda + k0 + kk : A, on);
+            cpAsync4(As + r * kSA + kk, on ? A + (rowBase + r) * lda + k0 + kk : A, on);
           }
         }
       }
@@ -128,20 +120,20 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
         if (kBSlots % kThreads == 0 || s < kBSlots) {
           if constexpr (!GUARDED) {
             const int kr = s / (BN / 4), cq = (s % (BN / 4)) * 4;
-            copy16(Bs + s * 4, B + (k0 + kr) * ldb + colBase + cq);
+            cpAsync16(Bs + s * 4, B + (k0 + kr) * ldb + colBase + cq);
           } else if constexpr (kThreads % BN == 0) {
             // Each thread copies one column of k rows bRow0 + it * kBRowStep.
             const bool on = bColOk && k0 + bRow0 + it * kBRowStep < K;
-            copy4(Bs + (bRow0 + it * kBRowStep) * BN + bCol, on ? bTile + it * kBRowStep * ldb : B, on);
+            cpAsync4(Bs + (bRow0 + it * kBRowStep) * BN + bCol, on ? bTile + it * kBRowStep * ldb : B, on);
           } else {
             const int kr = s / BN, c = s % BN;
             const bool on = k0 + kr < K && colBase + c < N;
-            copy4(Bs + s, on ? B + (k0 + kr) * ldb + colBase + c : B, on);
+            cpAsync4(Bs + s, on ? B + (k0 + kr) * ldb + colBase + c : B, on);
           }
         }
       }
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cpAsyncCommit();
   };
 
   float acc[TM][TN];
@@ -153,7 +145,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) issue(tBegin + s, s);
   for (int t = 0; t < tCount; ++t) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));  // tile t has landed (this thread's copies)
+    cpAsyncWait<STAGES - 2>();  // tile t has landed (this thread's copies)
     __syncthreads();  // ... everyone's; and every thread is done with the stage refilled next
     issue(tBegin + t + STAGES - 1, (t + STAGES - 1) % STAGES);
     const float* As = smem + (t % STAGES) * kStage;
@@ -188,7 +180,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
       }
     }
   }
-  asm volatile("cp.async.wait_all;\n" ::);  // no copy may outlive the block (empty groups only, but to be sure)
+  cpAsyncWaitAll();  // no copy may outlive the block (empty groups only, but to be sure)
 
   // C[row][col] = alpha * sum + beta * C[row][col], for this thread's (i, j) where it exists.
   auto writeC = [&](int i, int j, float sum) {

@@ -35,27 +35,49 @@ struct WarpTile {
 
   static constexpr int kLanesN = WSUBN / TN;  // lanes across a sub-tile's columns
 
-  // acc += this thread's share of the k tile at `tile` (kStage floats of shared memory); aFrag and
-  // bFrag: where its A and B fragments start in a tile (fragmentOffsets).
-  __device__ static __forceinline__ void multiply(const float* tile, int aFrag, int bFrag, float (&acc)[kRows][kCols]) {
+  // Where thread `tid` works: its warp's tile in the block, its lane's piece of each sub-tile,
+  // and where its A and B fragments start in a k tile (floats). Take it just before the k loop:
+  // taken at the kernel's top, ptxas kept it live across the loaders' setup (72 -> 79 registers
+  // for a guarded 64x64 warptile, one block fewer per SM; `gemmtune ptx --stats`, sm_90).
+  struct Place {
+    int warpRow, warpCol, tRow, tCol, aFrag, bFrag;
+  };
+  __device__ static __forceinline__ Place place(int tid) {
+    const int lane = tid % 32, warp = tid / 32;
+    Place p;
+    p.warpRow = warp / (BN / WN), p.warpCol = warp % (BN / WN);
+    p.tRow = lane / kLanesN, p.tCol = lane % kLanesN;
+    p.aFrag = p.warpRow * WM + p.tRow * TM;
+    p.bFrag = BK * kSA + p.warpCol * WN + p.tCol * TN;
+    return p;
+  }
+
+  __device__ static __forceinline__ void clear(float (&acc)[kRows][kCols]) {
+#pragma unroll
+    for (int i = 0; i < kRows; ++i)
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) acc[i][j] = 0.0f;
+  }
+
+  // One fragment: RUNS runs of RUN values (one per sub-tile), STRIDE floats apart in shared
+  // memory, read as float4.
+  template <int RUNS, int RUN, int STRIDE>
+  __device__ static __forceinline__ void unpack(float* dst, const float* src) {
+#pragma unroll
+    for (int w = 0; w < RUNS; ++w)
+#pragma unroll
+      for (int q = 0; q < RUN; q += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(src + w * STRIDE + q);
+        dst[w * RUN + q] = v.x; dst[w * RUN + q + 1] = v.y; dst[w * RUN + q + 2] = v.z; dst[w * RUN + q + 3] = v.w;
+      }
+  }
+
+  // acc += this thread's share of the k tile at `tile` (kStage floats of shared memory).
+  __device__ static __forceinline__ void multiply(const float* tile, const Place& p, float (&acc)[kRows][kCols]) {
     float fa[2][kRows], fb[2][kCols];
     auto loadFrag = [&](int k, float* a, float* b) {
-      const float* as = tile + aFrag + k * kSA;
-      const float* bs = tile + bFrag + k * BN;
-#pragma unroll
-      for (int wi = 0; wi < WMITER; ++wi)
-#pragma unroll
-        for (int m = 0; m < TM; m += 4) {
-          const float4 v = *reinterpret_cast<const float4*>(as + wi * WSUBM + m);
-          a[wi * TM + m] = v.x; a[wi * TM + m + 1] = v.y; a[wi * TM + m + 2] = v.z; a[wi * TM + m + 3] = v.w;
-        }
-#pragma unroll
-      for (int wj = 0; wj < WNITER; ++wj)
-#pragma unroll
-        for (int n = 0; n < TN; n += 4) {
-          const float4 v = *reinterpret_cast<const float4*>(bs + wj * WSUBN + n);
-          b[wj * TN + n] = v.x; b[wj * TN + n + 1] = v.y; b[wj * TN + n + 2] = v.z; b[wj * TN + n + 3] = v.w;
-        }
+      unpack<WMITER, TM, WSUBM>(a, tile + p.aFrag + k * kSA);
+      unpack<WNITER, TN, WSUBN>(b, tile + p.bFrag + k * BN);
     };
     loadFrag(0, fa[0], fb[0]);
 #pragma unroll
@@ -74,8 +96,9 @@ struct WarpTile {
   // past M and columns past N are not stored.
   template <bool GUARDED>
   __device__ static __forceinline__ void store(const float (&acc)[kRows][kCols], int M, int N, float alpha, float beta,
-                                               float* __restrict__ C, int ldc, int rowBase, int colBase, int warpRow,
-                                               int warpCol, int tRow, int tCol, bool cVec) {
+                                               float* __restrict__ C, int ldc, int rowBase, int colBase, const Place& p,
+                                               bool cVec) {
+    const int warpRow = p.warpRow, warpCol = p.warpCol, tRow = p.tRow, tCol = p.tCol;
 #pragma unroll
     for (int wi = 0; wi < WMITER; ++wi)
 #pragma unroll

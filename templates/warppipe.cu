@@ -31,8 +31,10 @@
 // Dynamic shared memory: STAGES * BK * (BM + 4 + BN) * 4 bytes (above 48 KiB the launcher opts in).
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Includes warp_tile.cuh (the warp tiling, its fragment multiply and epilogue; a family header).
+// Includes warp_tile.cuh (the warp tiling, its fragment multiply and epilogue) and cp_async.cuh
+// (the cp.async copies), family headers.
 
+#include "cp_async.cuh"
 #include "warp_tile.cuh"
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, int STAGES, bool GUARDED>
@@ -56,25 +58,8 @@ __global__ void __launch_bounds__(THREADS)
   float* const smem = reinterpret_cast<float*>(smem4);
 
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
-  const int warpRow = warp / (BN / WN), warpCol = warp % (BN / WN);
-  const int tRow = lane / Tile::kLanesN, tCol = lane % Tile::kLanesN;
   const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
 
-  // A source size of 0 reads nothing and fills zeros (the guarded form's out-of-range elements).
-  auto copy4 = [](float* dst, const float* src, bool on) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(on ? 4 : 0));
-  };
-  auto copy16 = [](float* dst, const float* src) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
-  };
-  // Copies the first `bytes` (0..16) of 16 and fills the rest with zeros.
-  auto copy16Part = [](float* dst, const float* src, int bytes) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes));
-  };
   // B in 16-byte copies: always unguarded; guarded where B is 16-byte aligned and ldb % 4 == 0
   // (decided once per launch), a row's last chunk copying only the floats before N.
   const bool bVec = !GUARDED || ((reinterpret_cast<unsigned long long>(B) & 15) == 0 && (ldb & 3) == 0);
@@ -95,7 +80,7 @@ __global__ void __launch_bounds__(THREADS)
           const int r = rest % BM, k = (rest / BM) * KC + kLo;
           const bool on = !GUARDED || (rowBase + r < M && k0 + k < K);
           // Offsets only of elements that exist: (M + BM) * lda may not fit in 32 bits.
-          copy4(As + k * kSA + r, on ? A + (rowBase + r) * lda + k0 + k : A, on);
+          cpAsync4(As + k * kSA + r, on ? A + (rowBase + r) * lda + k0 + k : A, on);
         }
       }
       if (bVec) {
@@ -105,10 +90,10 @@ __global__ void __launch_bounds__(THREADS)
           if (kBSlots4 % THREADS == 0 || s < kBSlots4) {
             const int kr = s / (BN / 4), cq = (s % (BN / 4)) * 4;
             if constexpr (!GUARDED) {
-              copy16(Bs + kr * BN + cq, B + (k0 + kr) * ldb + colBase + cq);
+              cpAsync16(Bs + kr * BN + cq, B + (k0 + kr) * ldb + colBase + cq);
             } else {
               const int left = k0 + kr < K ? min(max(N - (colBase + cq), 0), 4) : 0;
-              copy16Part(Bs + kr * BN + cq, left > 0 ? B + (k0 + kr) * ldb + colBase + cq : B, 4 * left);
+              cpAsync16Part(Bs + kr * BN + cq, left > 0 ? B + (k0 + kr) * ldb + colBase + cq : B, 4 * left);
             }
           }
         }
@@ -119,40 +104,34 @@ __global__ void __launch_bounds__(THREADS)
           if (kBSlots1 % THREADS == 0 || s < kBSlots1) {
             const int kr = s / BN, c = s % BN;
             const bool on = k0 + kr < K && colBase + c < N;
-            copy4(Bs + kr * BN + c, on ? B + (k0 + kr) * ldb + colBase + c : B, on);
+            cpAsync4(Bs + kr * BN + c, on ? B + (k0 + kr) * ldb + colBase + c : B, on);
           }
         }
       }
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cpAsyncCommit();
   };
 
   float acc[Tile::kRows][Tile::kCols];
-#pragma unroll
-  for (int i = 0; i < Tile::kRows; ++i)
-#pragma unroll
-    for (int j = 0; j < Tile::kCols; ++j) acc[i][j] = 0.0f;
-
-  // Fragment read offsets inside one buffer (floats).
-  const int aFrag = warpRow * WM + tRow * TM;
-  const int bFrag = BK * kSA + warpCol * WN + tCol * TN;
+  Tile::clear(acc);
+  const typename Tile::Place place = Tile::place(tid);
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) issue(s, smem + s * kStage);
   int readStage = 0, writeStage = STAGES - 1;
   for (int t = 0; t < nTiles; ++t) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));  // tile t has landed (this thread's copies)
+    cpAsyncWait<STAGES - 2>();  // tile t has landed (this thread's copies)
     __syncthreads();  // ... everyone's; and every thread is done with the stage refilled next
     issue(t + STAGES - 1, smem + writeStage * kStage);
     const float* cur = smem + readStage * kStage;
     readStage = readStage + 1 == STAGES ? 0 : readStage + 1;
     writeStage = writeStage + 1 == STAGES ? 0 : writeStage + 1;
 
-    Tile::multiply(cur, aFrag, bFrag, acc);
+    Tile::multiply(cur, place, acc);
   }
-  asm volatile("cp.async.wait_all;\n" ::);  // no copy may outlive the block (empty groups only, but to be sure)
+  cpAsyncWaitAll();  // no copy may outlive the block (empty groups only, but to be sure)
 
   // ---- epilogue: float4 where C allows (always in the unguarded form) ----
   const bool cVec = !GUARDED || ((reinterpret_cast<unsigned long long>(C) & 15) == 0 && (ldc & 3) == 0 && (N & 3) == 0);
-  Tile::template store<GUARDED>(acc, M, N, alpha, beta, C, ldc, rowBase, colBase, warpRow, warpCol, tRow, tCol, cVec);
+  Tile::template store<GUARDED>(acc, M, N, alpha, beta, C, ldc, rowBase, colBase, place, cVec);
 }

@@ -63,9 +63,6 @@ __global__ void __launch_bounds__(THREADS)
   float* smem = reinterpret_cast<float*>(smem4);
 
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
-  const int warpRow = warp / (BN / WN), warpCol = warp % (BN / WN);
-  const int tRow = lane / Tile::kLanesN, tCol = lane % Tile::kLanesN;
   const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
 
   // ---- global -> register loader (slot i: A row i/(BK/4), k quad i%(BK/4); B row i/(BN/4)) ----
@@ -207,14 +204,8 @@ __global__ void __launch_bounds__(THREADS)
   };
 
   float acc[Tile::kRows][Tile::kCols];
-#pragma unroll
-  for (int i = 0; i < Tile::kRows; ++i)
-#pragma unroll
-    for (int j = 0; j < Tile::kCols; ++j) acc[i][j] = 0.0f;
-
-  // Fragment read offsets inside one buffer (floats).
-  const int aFrag = warpRow * WM + tRow * TM;
-  const int bFrag = BK * kSA + warpCol * WN + tCol * TN;
+  Tile::clear(acc);
+  const typename Tile::Place place = Tile::place(tid);
 
   // Tile order: the guarded form's k tail (if K % BK != 0) first, then the full tiles 0, BK, ...,
   // so the main loop only ever prefetches full tiles.
@@ -236,7 +227,7 @@ __global__ void __launch_bounds__(THREADS)
     const bool more = t + 1 < nTiles;
     if (more) loadFull((t + 1) * BK, true);  // k0 is used by the unguarded form only (no tail there)
 
-    Tile::multiply(cur, aFrag, bFrag, acc);
+    Tile::multiply(cur, place, acc);
 
     if (more) storeTile(smem + ((t + 1) & 1) * kStage);
     __syncthreads();
@@ -249,7 +240,7 @@ __global__ void __launch_bounds__(THREADS)
     const bool more = t + 1 < nTiles;
     loadFull(0, false, more);
 
-    Tile::multiply(cur, aFrag, bFrag, acc);
+    Tile::multiply(cur, place, acc);
 
     if (more) storeTile(smem + ((t + 1) & 1) * kStage);
     __syncthreads();
@@ -257,5 +248,5 @@ __global__ void __launch_bounds__(THREADS)
   }
 
   // ---- epilogue ----
-  Tile::template store<GUARDED>(acc, M, N, alpha, beta, C, ldc, rowBase, colBase, warpRow, warpCol, tRow, tCol, cVec);
+  Tile::template store<GUARDED>(acc, M, N, alpha, beta, C, ldc, rowBase, colBase, place, cVec);
 }

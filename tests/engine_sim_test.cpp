@@ -405,6 +405,33 @@ TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
   EXPECT_GT(more.sizes[1].timed, 0);
 }
 
+// A family whose finalists no run re-timed is re-timed, with the others, even when nothing is
+// timed anew and another family's rows were re-timed before (a run stopped after timing, before
+// re-timing, then a run of the other family alone).
+TEST_F(EngineSim, AFamilyNeverReTimedIsReTimedOnResume) {
+  const fs::path db = dir_.path() / "families.db";
+  Search both;
+  both.families = {"smem", "blocktile2d"};
+  both.sizes = {{256, 256, 256}};
+  both.finalists = 0;  // timed, nothing re-timed: as a run stopped before its re-timing
+  tune(db, std::nullopt, both);
+  Search alone = both;
+  alone.families = {"blocktile2d"};
+  alone.finalists = 3;
+  tune(db, std::nullopt, alone);  // re-times blocktile2d's finalists
+  auto retimed = [&](const std::string& family) {
+    int n = 0;
+    for (const auto& [instance, status] : statuses(db, 256)) n += instance.rfind(family + "_", 0) == 0 && status == "ok:retimed";
+    return n;
+  };
+  ASSERT_GE(retimed("blocktile2d"), 2);
+  ASSERT_EQ(retimed("smem"), 0);
+  both.finalists = 3;
+  GpuOutcome again = tune(db, std::nullopt, both);
+  EXPECT_EQ(again.sizes.at(0).timed, 0) << "every row resumed";
+  EXPECT_GE(retimed("smem"), 2) << "smem's finalists were never re-timed";
+}
+
 // Only pruning this strategy wrote stands on resume: after a random sample, the model search
 // ranks the rest afresh and times its own picks.
 TEST_F(EngineSim, AnotherStrategysPruningDoesNotStand) {

@@ -43,6 +43,7 @@ Family thinFamily() {
   Family f;
   f.name = "thin";
   f.templateFile = "thin.cu";
+  f.headers = {"cp_async.cuh"};  // the cp.async copies, shared with warppipe
   f.kernelName = "sgemm_thin";
   f.description = "small C tiles for skinny shapes (M or N small, down to GEMV) with K split across blocks";
   f.order = 35;

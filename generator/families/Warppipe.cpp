@@ -32,6 +32,7 @@ Family warppipeFamily() {
   f.targetConstraints.push_back(
       {"cp_async", "cp.async pipelines need sm_80 or newer", [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }});
   f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * c["BK"] * (c["BM"] + 4 + c["BN"]) * 4; };
+  f.headers.push_back("cp_async.cuh");  // the cp.async copies, shared with thin
   return f;
 }
 

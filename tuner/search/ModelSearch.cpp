@@ -86,14 +86,14 @@ class ModelSearch final : public OrderedSearch {
   }
 
   bool wroteNotTimedReason(const std::string& reason) const override {
-    return reason.rfind("rank ", 0) == 0 || reason.rfind("not measured at a smaller size", 0) == 0;
+    return reason.rfind(kRanked, 0) == 0 || reason.rfind(kUnmeasured, 0) == 0;
   }
 
   std::string notTimedReason(size_t index) const override {
     const std::string stop = fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best",
                                          timed_, patience_);
-    if (predicted_[index] < 0) return fmt::format("not measured at a smaller size; {}", stop);
-    return fmt::format("rank {} of {} by predicted time ({:.4g} ms, from its time at {}); {}", rank_[index], ranked_,
+    if (predicted_[index] < 0) return fmt::format("{}; {}", kUnmeasured, stop);
+    return fmt::format("{}{} of {} by predicted time ({:.4g} ms, from its time at {}); {}", kRanked, rank_[index], ranked_,
                        predicted_[index], nearest(history_.at(points_[index].base), context_.shape).shape.str(), stop);
   }
 
@@ -113,6 +113,10 @@ class ModelSearch final : public OrderedSearch {
       return serving::sizeDistance(key(shape), key(a.shape)) < serving::sizeDistance(key(shape), key(b.shape));
     });
   }
+
+  // How its reasons begin (notTimedReason writes them, wroteNotTimedReason recognises them).
+  static constexpr const char* kRanked = "rank ";
+  static constexpr const char* kUnmeasured = "not measured at a smaller size";
 
   int carry_, patience_;
   std::map<std::string, std::vector<Measured>> history_;  // every shape each configuration was measured at

@@ -34,15 +34,14 @@ class RandomSearch final : public OrderedSearch {
     setOrder(std::move(order));
   }
   void tell(size_t, const Measurement&) override {}
-  bool wroteNotTimedReason(const std::string& reason) const override {
-    return reason.find("(--strategy random)") != std::string::npos;
-  }
+  bool wroteNotTimedReason(const std::string& reason) const override { return reason.find(kTag) != std::string::npos; }
 
   std::string notTimedReason(size_t) const override {
-    return fmt::format("not among the {} drawn at random at this size (--strategy random)", sample_);
+    return fmt::format("not among the {} drawn at random at this size {}", sample_, kTag);
   }
 
  private:
+  static constexpr const char* kTag = "(--strategy random)";  // in every reason it writes
   int sample_;
 };
 
