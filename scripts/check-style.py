@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""House rules the code review keeps asking for, checked from the sources (tests/style_test):
+no source file over 500 lines outside tests/, and no function over 80 lines outside templates/.
+
+A function is a brace block opened at namespace or class level whose head (the text since the
+previous ';', '{' or '}') holds a parameter list: lambdas inside it count toward its length.
+Comments, strings and character literals are blanked first so their braces do not count."""
+import re
+import sys
+from pathlib import Path
+
+MAX_FILE_LINES = 500
+MAX_FUNCTION_LINES = 80
+SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cc"}
+SKIPPED_DIRS = {"templates", "build", ".git"}
+SCOPE_HEADS = re.compile(r"\b(namespace|class|struct|union|enum)\b[^()]*$")
+
+
+def blank_literals(text):
+    """Comments, strings and char literals become spaces (newlines kept: line numbers hold)."""
+    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|R"(?P<d>[^(]*)\(.*?\)(?P=d)"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                         re.S)
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def long_functions(path):
+    text = blank_literals(path.read_text(errors="replace"))
+    found = []
+    scopes = []  # per open brace: True where it opens a function body (outermost only)
+    head_start = 0
+    line = 1
+    open_line = {}
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            line += 1
+        elif ch == "{":
+            head = text[head_start:i]
+            inside_function = any(scopes)
+            is_function = (not inside_function and ")" in head and not SCOPE_HEADS.search(head.strip())
+                           and not head.rstrip().endswith("="))
+            scopes.append(is_function)
+            if is_function:
+                open_line[len(scopes)] = (line, " ".join(head.split())[-90:])
+            head_start = i + 1
+        elif ch == "}":
+            if scopes and scopes[-1]:
+                start, name = open_line.pop(len(scopes))
+                if line - start + 1 > MAX_FUNCTION_LINES:
+                    found.append((start, line - start + 1, name))
+            if scopes:
+                scopes.pop()
+            head_start = i + 1
+        elif ch == ";":
+            head_start = i + 1
+    return found
+
+
+def main(root):
+    problems = []
+    for path in sorted(Path(root).rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or rel.parts[0] in SKIPPED_DIRS or path.suffix not in SOURCE_SUFFIXES:
+            continue
+        lines = path.read_text(errors="replace").count("\n")
+        if lines > MAX_FILE_LINES and rel.parts[0] != "tests":
+            problems.append(f"{rel}: {lines} lines (at most {MAX_FILE_LINES}: split it by job)")
+        for start, length, name in long_functions(path):
+            problems.append(f"{rel}:{start}: function of {length} lines (at most {MAX_FUNCTION_LINES}): {name}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent))
