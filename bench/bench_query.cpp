@@ -24,7 +24,7 @@
 #include "FamilyRegistry.hpp"
 #include "GpuProfiles.hpp"
 #include "Lookup.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "ResultStore.hpp"
 #include "gemmtune/Library.hpp"
 #include "pg_server.hpp"

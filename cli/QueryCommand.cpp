@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "FamilyHelp.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"

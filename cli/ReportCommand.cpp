@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "FamilyHelp.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "CliContext.hpp"
 #include "Clock.hpp"
 #include "Database.hpp"

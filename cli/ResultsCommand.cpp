@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "FamilyHelp.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "CliContext.hpp"
 #include "ClockRule.hpp"
 #include "DbPath.hpp"

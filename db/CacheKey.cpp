@@ -32,15 +32,6 @@ std::string CacheKey::hash() const {
   return Sha256::of(parts.dump());
 }
 
-std::string joinCompileOptions(const std::vector<std::string>& options) {
-  std::string out;
-  for (const auto& o : options) {
-    if (o.rfind("-arch", 0) == 0 || o.rfind("--gpu-architecture", 0) == 0) continue;
-    out += (out.empty() ? "" : " ") + o;
-  }
-  return out;
-}
-
 std::vector<std::string> staleReasons(const StoredKeyParts& row, const std::string* family,
                                       const PresentEnvironment& present) {
   std::vector<std::string> reasons;

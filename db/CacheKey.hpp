@@ -48,11 +48,10 @@ struct CacheKey {
   std::string hash() const;
 };
 
-std::string joinCompileOptions(const std::vector<std::string>& options);
-
 // What is true now, as far as it is known. An unknown part (nullopt, or a function returning
 // nullopt) is not used to judge staleness: an offline query knows the NVRTC version but not the
-// driver. Built by serving::presentEnvironment(), the one builder of this build's facts.
+// driver. Built by serving::presentEnvironment() from generator/PresentBuild, the one builder of
+// this build's facts.
 struct PresentEnvironment {
   std::optional<int> driverVersion;
   std::optional<std::string> nvrtcVersion;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "LaunchPlan.hpp"
+#include "FamilyPlans.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune {
@@ -72,7 +72,7 @@ struct Family {
   std::function<int(const Config&)> threadsPerBlock;
   std::function<int(const Config&)> dynamicSmemBytes;  // launched as dynamic shared memory
   std::function<int(const Config&)> staticSmemBytes;   // declared __shared__ arrays
-  // How a configuration runs a problem (see LaunchPlan.hpp; single-kernel templates use tiledPlan).
+  // How a configuration runs a problem (see problem/LaunchPlan.hpp; single-kernel templates use tiledPlan, generator/FamilyPlans.hpp).
   std::function<LaunchPlan(const Config&, const GemmProblem&)> plan;
   // Exactly one family sets this: its classic configuration, guarded, is what the library runs
   // when nothing tuned applies, so it must be correct for every problem and small enough for

@@ -9,7 +9,7 @@
 #include "DbPath.hpp"
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "SystemSnapshot.hpp"
 
 namespace gemmtune::library {

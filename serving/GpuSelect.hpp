@@ -1,5 +1,5 @@
 // GpuSelect: which GPU a `--gpu` argument means. `auto` asks the driver through a detector that
-// start-up code registers (tuner/GpuDetect); any other value names a GPU stored in the
+// start-up code registers (device/GpuDetect); any other value names a GPU stored in the
 // database — by profile key ("h100"), name ("NVIDIA H100 80GB HBM3", case-insensitive, or a
 // unique part of it) or fingerprint prefix (8+ hex digits).
 #pragma once

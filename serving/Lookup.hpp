@@ -28,6 +28,7 @@
 #include "CacheKey.hpp"
 #include "Family.hpp"
 #include "ResultStore.hpp"
+#include "SizeDistance.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune::serving {
@@ -61,9 +62,6 @@ struct LookupResult {
 // Exposed for tests and for `results`.
 std::optional<std::string> launchProblem(const Config& config, const StoredResult& row, const GpuSpec& gpu,
                                          const ProblemKey& problem);
-
-// d as in the match rule above.
-double sizeDistance(const ProblemKey& asked, const ProblemKey& measured);
 
 class Lookup {
  public:

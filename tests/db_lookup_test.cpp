@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "Database.hpp"
 #include "SqliteStore.hpp"
 #include "Lookup.hpp"

@@ -2,7 +2,7 @@
 // fingerprint its model is tuned under now, a family column that must match the instance name,
 // and rows rejected by a static constraint, whose names parseName() refuses.
 // Run: ctest -R dbStaleRows
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "StaleRows.hpp"
 #include "db_test_support.hpp"
 #include "Errors.hpp"

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "scratch_dir.hpp"
 #include "CacheKey.hpp"
 #include "FamilyRegistry.hpp"

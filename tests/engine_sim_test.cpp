@@ -611,7 +611,7 @@ TEST_F(EngineSim, TuneResultsAndQueryAgreeOnSqliteAndPostgresql) {
   }
 }
 
-// The wave model (serving/WaveModel) with numbers worked by hand: a 128×256 tile (8 warps, one
+// The wave model (model/WaveModel) with numbers worked by hand: a 128×256 tile (8 warps, one
 // block per SM) at 1024³ is 32 blocks, one wave on 132 SMs; at 4096³ it is 512 blocks, 4 waves;
 // K grows 4×: 16× the time (while the work grows 64×).
 TEST(WaveModel, PredictsFromWavesAndK) {

@@ -3,11 +3,11 @@ gemmtune_add_test(tune_report_test SOURCES tune_report_test.cpp LIBS gemmtune_tu
 gemmtune_add_test(cuda_driver_test SOURCES cuda_driver_test.cpp LIBS gemmtune_tuner)
 # The engine on a GPU: faults inside a run, resume after pruning, `tune` killed and resumed.
 gemmtune_add_test(engine_gpu_test SOURCES engine_gpu_test.cpp engine_cli_process.cpp engine_db_checks.cpp
-                  LIBS gemmtune_tuner GPU)
+                  LIBS gemmtune_tuner gemmtune_serving GPU)
 gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_process.cpp engine_db_checks.cpp
-                  LIBS gemmtune_tuner)
+                  LIBS gemmtune_tuner gemmtune_serving)
 # The engine on a simulated GPU (fake_worker's table mode): search and sharding without a GPU.
-gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp engine_cli_process.cpp LIBS gemmtune_tuner)
+gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp engine_cli_process.cpp LIBS gemmtune_tuner gemmtune_serving)
 target_compile_definitions(engine_sim_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(engine_sim_test fake_worker)
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <regex>
 
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "Heatmap.hpp"
 #include "HtmlReport.hpp"
 #include "Markup.hpp"

@@ -14,7 +14,7 @@
 
 #include "JsonExchange.hpp"
 #include "Lookup.hpp"
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "store_test_support.hpp"
 
 namespace gemmtune::db {

@@ -7,7 +7,7 @@ gemmtune_add_test(space_gpu_test SOURCES space_gpu_test.cpp LIBS gemmtune_tuner 
 gemmtune_add_test(shape_file_test SOURCES shape_file_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(shard_test SOURCES shard_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(bench_workload_test SOURCES bench_workload_test.cpp ${PROJECT_SOURCE_DIR}/bench/gemm/BenchReport.cpp
-                  ${PROJECT_SOURCE_DIR}/bench/gemm/WorkloadSummary.cpp LIBS gemmtune_tuner)
+                  ${PROJECT_SOURCE_DIR}/bench/gemm/WorkloadSummary.cpp LIBS gemmtune_tuner gemmtune_serving)
 target_include_directories(bench_workload_test PRIVATE ${PROJECT_SOURCE_DIR}/bench/gemm)
 # tune --params runs on the tests' simulated GPU ($GEMMTUNE_SIMULATED_GPU / _WORKER).
 target_compile_definitions(tuner_cli_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")

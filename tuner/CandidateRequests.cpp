@@ -1,6 +1,6 @@
 #include "CandidateRequests.hpp"
 
-#include "LaunchPlan.hpp"
+#include "FamilyPlans.hpp"
 #include "WorkerClient.hpp"
 #include "worker/ProblemLayout.hpp"
 

@@ -86,7 +86,7 @@ db::CacheKey TuningEngine::keyFor(const Config& config, const std::string& sourc
   k.driverVersion = driverVersion_;
   k.nvrtcVersion = NvrtcCompiler::version();
   k.arch = gpu_.arch();
-  k.compileOptions = serving::compileOptionsOf(*config.family);
+  k.compileOptions = compileOptionsOf(*config.family);
   k.sourceHash = sourceHash;
   k.instance = config.name();
   k.problem = db::ProblemKey{s.M, s.N, s.K, "nn", "any"};

@@ -1,4 +1,4 @@
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "Latency.hpp"
 
 #include <fmt/format.h>

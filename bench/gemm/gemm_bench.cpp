@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "PresentBuild.hpp"
+#include "PresentEnvironment.hpp"
 #include "BenchReport.hpp"
 #include "Compiler.hpp"
 #include "Contenders.hpp"

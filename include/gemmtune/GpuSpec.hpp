@@ -1,5 +1,5 @@
 // GpuSpec: the limits and identity of one GPU, as the tuner, the results store and the library
-// see it. Filled from the driver (tuner/GpuDetect) or from an offline profile (tuner/GpuProfiles).
+// see it. Filled from the driver (device/GpuDetect) or from an offline profile (device/GpuProfiles).
 #pragma once
 
 #include <cstdint>

@@ -10,9 +10,9 @@
 #include <map>
 #include <vector>
 
-#include "Lookup.hpp"
 #include "SearchOrder.hpp"
 #include "SearchStrategy.hpp"
+#include "SizeDistance.hpp"
 #include "WaveModel.hpp"
 
 namespace gemmtune {
@@ -110,7 +110,7 @@ class ModelSearch final : public OrderedSearch {
   // nothing like the next (27x32x3523 after 4096³); squares in ascending order take the size below.
   static const Measured& nearest(const std::vector<Measured>& seen, const GemmShape& shape) {
     return *std::min_element(seen.begin(), seen.end(), [&](const Measured& a, const Measured& b) {
-      return serving::sizeDistance(key(shape), key(a.shape)) < serving::sizeDistance(key(shape), key(b.shape));
+      return sizeDistance(key(shape), key(a.shape)) < sizeDistance(key(shape), key(b.shape));
     });
   }
 

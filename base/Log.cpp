@@ -1,6 +1,6 @@
 #include "Log.hpp"
 
-namespace gemmtune::db {
+namespace gemmtune {
 
 std::shared_ptr<spdlog::logger> logger() {
   // Looked up on each call, not kept: the host program may register "gemmtune" at any time.
@@ -8,4 +8,4 @@ std::shared_ptr<spdlog::logger> logger() {
   return spdlog::default_logger();
 }
 
-}  // namespace gemmtune::db
+}  // namespace gemmtune

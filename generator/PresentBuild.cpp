@@ -2,23 +2,28 @@
 
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
 #include "TemplateSource.hpp"
 
-namespace gemmtune::serving {
+namespace gemmtune {
 
 std::string compileOptionsOf(const Family& family) {
   std::vector<std::string> options = NvrtcCompiler::baseOptions();
   options.insert(options.end(), family.compileOptions.begin(), family.compileOptions.end());
-  return db::joinCompileOptions(options);
+  std::string out;
+  for (const auto& o : options) {
+    if (o.rfind("-arch", 0) == 0 || o.rfind("--gpu-architecture", 0) == 0) continue;
+    out += (out.empty() ? "" : " ") + o;
+  }
+  return out;
 }
 
-db::PresentEnvironment presentEnvironment(const std::string& templatesDir) {
-  db::PresentEnvironment p;
+PresentBuild presentBuild(const std::string& templatesDir) {
+  PresentBuild p;
   p.nvrtcVersion = NvrtcCompiler::version();
   // Hashing a template costs microseconds, but lookups ask per row: remember per family.
   struct Memo {
@@ -50,4 +55,4 @@ db::PresentEnvironment presentEnvironment(const std::string& templatesDir) {
   return p;
 }
 
-}  // namespace gemmtune::serving
+}  // namespace gemmtune

@@ -1,0 +1,50 @@
+// LaunchPlan: how one configuration runs one problem — which kernels of its program, in what
+// order, with what grid, block, dynamic shared memory and arguments, and how much workspace — or
+// why it cannot run that problem ("float4 loads need lda % 4 == 0, got 1001"). The vocabulary
+// only: family specs make plans (generator/FamilyPlans.hpp), the device layer binds and launches
+// them (device/LaunchArgs, device/LoadedKernel), and nothing else derives a grid or an argument
+// list. The tuner, the worker, the library, the lookup and the benchmarks all launch and check
+// through a plan.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "GemmProblem.hpp"
+
+namespace gemmtune {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  bool operator==(const Dim3&) const = default;
+  unsigned long long volume() const { return static_cast<unsigned long long>(x) * y * z; }
+};
+
+// One argument of a kernel, named by meaning; bound to values at launch (device/LaunchArgs).
+enum class KernelArg : std::uint8_t { M, N, K, Alpha, A, Lda, B, Ldb, Beta, C, Ldc, Workspace };
+
+struct KernelLaunch {
+  int kernel = 0;  // index into the configuration's kernels (Config::kernelExpressions()); 0 is the main one
+  Dim3 grid, block;
+  int dynamicSmemBytes = 0;
+  std::vector<KernelArg> args;
+};
+
+struct LaunchPlan {
+  std::string refusal;  // empty: runnable
+  std::vector<KernelLaunch> launches;
+  // Device memory the launches share (split-K locks), passed as KernelArg::Workspace. It is
+  // zeroed before its first use, and every completed run of the plan leaves it zeroed again, so
+  // runs in one stream reuse it (device/Workspace); runs that may overlap need their own.
+  long long workspaceBytes = 0;
+
+  bool runnable() const { return refusal.empty(); }
+  static LaunchPlan refused(std::string why);
+};
+
+// The argument list of every template of the single-kernel contract:
+// (int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc).
+const std::vector<KernelArg>& sgemmKernelArgs();
+
+}  // namespace gemmtune
