@@ -1,5 +1,6 @@
 // The child side of fork + exec for the helper processes gemmtune starts (the GPU worker, NVRTC
-// compiles): only async-signal-safe calls, because the parent has other threads.
+// compiles): only async-signal-safe calls, because the parent has other threads. The parent's
+// side is base/ChildProcess.hpp.
 #pragma once
 
 #include <sys/types.h>

@@ -3,19 +3,15 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
-#include "ChildExec.hpp"
+#include "ChildProcess.hpp"
 #include "Errors.hpp"
 #include "NvrtcCompiler.hpp"
 
@@ -62,30 +58,6 @@ struct ExchangeFiles {
   }
 };
 
-const char* signalName(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGKILL: return "SIGKILL, e.g. the out-of-memory killer";
-    case SIGTERM: return "SIGTERM";
-    default: return "a signal";
-  }
-}
-
-// The child reads and writes nothing on stdin/stdout (its request and error travel in files).
-pid_t spawn(char* const argv[]) {
-  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) return -1;
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) execChild(parent, devnull, devnull, -1, argv);
-  ::close(devnull);
-  return pid;
-}
-
 CompileResult failed(const CompileUnit& unit, const std::string& arch, std::string why) {
   CompileResult r;
   r.ok = false;
@@ -95,6 +67,29 @@ CompileResult failed(const CompileUnit& unit, const std::string& arch, std::stri
   return r;
 }
 
+// How a compile child that ran ended: its result from the cache, a failed compile when NVRTC
+// crashed, or unusable when children cannot work here.
+ChildCompile finished(const ChildProcess& child, const ExchangeFiles& files, const std::string& exe, const CompileUnit& unit,
+                      const std::string& arch, const CompileCache& cache, const std::string& key) {
+  if (child.termSignal() != 0)
+    return {failed(unit, arch, fmt::format("NVRTC died: the compile process was {}{}", child.exitText(),
+                                           child.termSignal() == SIGKILL ? ", e.g. by the out-of-memory killer" : "")),
+            {}};
+  if (!child.exitCode()) return {std::nullopt, fmt::format("the compile process was {}", child.exitText())};
+  // The program started, but a wrapper script's own exec failed (the shell's 127): no child
+  // compiles here, whatever the configuration.
+  if (*child.exitCode() == kExecFailed)
+    return {std::nullopt, fmt::format("cannot run {} compile-unit: it {}", exe, child.exitText())};
+  if (*child.exitCode() != 0) {
+    std::string why = files.errorText();
+    return {std::nullopt, why.empty() ? fmt::format("the compile process {}", child.exitText()) : why};
+  }
+  std::optional<CompileResult> r = cache.load(key, arch);
+  if (!r) return {std::nullopt, fmt::format("a compile process's result did not reach the cache {}", cache.dir().string())};
+  r->fromCache = false;
+  return {std::move(r), {}};
+}
+
 }  // namespace
 
 ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, const std::string& arch,
@@ -102,41 +97,23 @@ ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, con
   ExchangeFiles files(requestJson(unit, arch, cache, key));
   if (files.request.empty())
     return {std::nullopt, fmt::format("cannot write a compile request under {}", std::filesystem::temp_directory_path().string())};
-  std::string program = exe, cmd = "compile-unit";
-  char* argv[] = {program.data(), cmd.data(), files.request.data(), files.error.data(), nullptr};
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = spawn(argv);
-  if (pid < 0) return {std::nullopt, fmt::format("cannot start a compile process: {}", std::strerror(errno))};
-
-  int status = 0;
-  bool overdue = false;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) return {std::nullopt, fmt::format("lost the compile process: {}", std::strerror(errno))};
-    if (!overdue && std::chrono::steady_clock::now() - start > std::chrono::seconds(deadlineSeconds)) {
-      ::kill(-pid, SIGKILL);  // its whole group: nothing NVRTC started may linger
-      ::kill(pid, SIGKILL);
-      overdue = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto start = ChildProcess::Clock::now();
+  std::optional<ChildProcess> child;
+  try {
+    // The child reads and writes nothing on stdin/stdout: its request and error travel in files.
+    child.emplace("the compile process", std::vector<std::string>{exe, "compile-unit", files.request, files.error},
+                  ChildProcess::Stdio::DevNull);
+  } catch (const UnavailableError& e) {
+    return {std::nullopt, e.what()};
   }
-  if (overdue) return {failed(unit, arch, fmt::format("NVRTC did not finish within {} s: killed", deadlineSeconds)), {}};
-  if (WIFSIGNALED(status))
-    return {failed(unit, arch, fmt::format("NVRTC died: the compile process was killed by signal {} ({})", WTERMSIG(status),
-                                           signalName(WTERMSIG(status)))),
-            {}};
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kExecFailed)
-    return {std::nullopt, fmt::format("cannot run {} compile-unit", exe)};
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string why = files.errorText();
-    return {std::nullopt, why.empty() ? fmt::format("the compile process exited with {}", WEXITSTATUS(status)) : why};
+  if (!child->waitUntil(start + std::chrono::seconds(deadlineSeconds))) {
+    child->kill();  // its whole group: nothing NVRTC started may linger
+    return {failed(unit, arch, fmt::format("NVRTC did not finish within {} s: killed", deadlineSeconds)), {}};
   }
-  std::optional<CompileResult> r = cache.load(key, arch);
-  if (!r) return {std::nullopt, fmt::format("a compile process's result did not reach the cache {}", cache.dir().string())};
-  r->fromCache = false;
-  r->compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {std::move(r), {}};
+  ChildCompile done = finished(*child, files, exe, unit, arch, cache, key);
+  if (done.result && child->exitCode() == 0)  // the child's result, not a crash recorded here
+    done.result->compileSeconds = std::chrono::duration<double>(ChildProcess::Clock::now() - start).count();
+  return done;
 }
 
 int runCompileChild(const std::string& requestPath, const std::string& errorPath) {

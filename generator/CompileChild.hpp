@@ -28,7 +28,7 @@ constexpr int kCompileDeadlineSeconds = 600;
 
 // Parent side: runs `<exe> compile-unit <request> <error file>`, which compiles `unit` for
 // `arch` and stores the result in `cache` under `key`. Started like every helper process
-// (base/ChildExec.hpp): its own process group (Ctrl-C stops the tuner's queue, not a compile
+// (base/ChildProcess.hpp): its own process group (Ctrl-C stops the tuner's queue, not a compile
 // half done), killed with the thread that started it.
 ChildCompile compileInChild(const std::string& exe, const CompileUnit& unit, const std::string& arch,
                             const CompileCache& cache, const std::string& key, int deadlineSeconds = kCompileDeadlineSeconds);

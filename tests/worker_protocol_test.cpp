@@ -1,6 +1,8 @@
-// Worker protocol and the worker's pure parts: wire round-trips, frame headers, the problem
-// layout, timing statistics, and that the helper kernels compile with NVRTC (no GPU needed).
+// Worker protocol and the worker's pure parts: wire round-trips, frame headers, frames over a
+// pipe, the problem layout, timing statistics, and that the helper kernels compile with NVRTC
+// (no GPU needed).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <limits>
@@ -112,6 +114,23 @@ TEST(WorkerWire, RejectsAbsurdLengthsAndNonCbor) {
   EXPECT_FALSE(wire::payloadLength(huge).has_value());
   EXPECT_THROW(wire::decodePayload("\xff\xfe garbage"), std::exception);
   EXPECT_THROW(wire::decodePayload(std::string("\x01", 1)), std::runtime_error);  // CBOR 1: not an object
+}
+
+// Frames over a plain blocking pipe without a deadline, as the worker reads and writes them: a
+// frame arrives whole, end of input is Closed, an absurd header is Garbage.
+TEST(WorkerWire, FramesCrossAPipeAsTheWorkerReadsThem) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const auto never = PipeClock::time_point::max();
+  ASSERT_EQ(wire::writeFrame(fds[1], wire::canaryRequest(), never), wire::FrameIo::Ok);
+  std::string payload;
+  ASSERT_EQ(wire::readFrame(fds[0], payload, never), wire::FrameIo::Ok);
+  EXPECT_EQ(wire::decodePayload(payload), wire::canaryRequest());
+  ASSERT_EQ(::write(fds[1], "\xff\xff\xff\xff", 4), 4);
+  EXPECT_EQ(wire::readFrame(fds[0], payload, never), wire::FrameIo::Garbage);
+  ::close(fds[1]);
+  EXPECT_EQ(wire::readFrame(fds[0], payload, never), wire::FrameIo::Closed);
+  ::close(fds[0]);
 }
 
 TEST(ProblemLayout, RotationCopiesExceedTwiceL2AndStopWhenLarge) {

@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
-#include "worker/ChildProcess.hpp"
+#include "ChildProcess.hpp"
 #include "worker/WorkerWire.hpp"
 
 namespace gemmtune {
@@ -35,12 +35,12 @@ std::vector<std::string> workerArgv(int gpuIndex, std::string selfExe) {
   return {std::move(selfExe), level, "worker", "--gpu", std::to_string(gpuIndex)};
 }
 
-const char* ioText(ChildProcess::Io io) {
+const char* ioText(wire::FrameIo io) {
   switch (io) {
-    case ChildProcess::Io::Ok: return "ok";
-    case ChildProcess::Io::Timeout: return "no reply before the deadline";
-    case ChildProcess::Io::Closed: return "the worker closed its pipe";
-    case ChildProcess::Io::Garbage: return "the worker sent a malformed frame";
+    case wire::FrameIo::Ok: return "ok";
+    case wire::FrameIo::Timeout: return "no reply before the deadline";
+    case wire::FrameIo::Closed: return "the worker closed its pipe";
+    case wire::FrameIo::Garbage: return "the worker sent a malformed frame";
   }
   return "?";
 }
@@ -72,9 +72,9 @@ void WorkerClient::interrupt() {
 void WorkerClient::stop() {
   if (child_ && child_->running()) {
     auto deadline = Clock::now() + options_.exitGrace;
-    if (child_->send(wire::encodeFrame(wire::shutdownRequest()), deadline) == ChildProcess::Io::Ok) {
+    if (wire::writeFrame(child_->input(), wire::shutdownRequest(), deadline) == wire::FrameIo::Ok) {
       std::string ignored;
-      child_->receive(ignored, deadline);
+      wire::readFrame(child_->output(), ignored, deadline);
     }
     child_->reap(options_.exitGrace);
   }
@@ -90,13 +90,13 @@ WorkerClient::Reply WorkerClient::transact(const json& request, double deadlineS
   }
   const auto deadline = after(deadlineSec);
   std::string payload;
-  ChildProcess::Io io = child_->send(wire::encodeFrame(request), deadline);
-  if (io == ChildProcess::Io::Ok) io = child_->receive(payload, deadline);
+  wire::FrameIo io = wire::writeFrame(child_->input(), request, deadline);
+  if (io == wire::FrameIo::Ok) io = wire::readFrame(child_->output(), payload, deadline);
   switch (io) {
-    case ChildProcess::Io::Ok: break;
-    case ChildProcess::Io::Timeout: r.kind = Reply::Kind::Timeout; r.detail = ioText(io); return r;
-    case ChildProcess::Io::Closed: r.kind = Reply::Kind::Closed; r.detail = ioText(io); return r;
-    case ChildProcess::Io::Garbage: r.kind = Reply::Kind::Garbage; r.detail = ioText(io); return r;
+    case wire::FrameIo::Ok: break;
+    case wire::FrameIo::Timeout: r.kind = Reply::Kind::Timeout; r.detail = ioText(io); return r;
+    case wire::FrameIo::Closed: r.kind = Reply::Kind::Closed; r.detail = ioText(io); return r;
+    case wire::FrameIo::Garbage: r.kind = Reply::Kind::Garbage; r.detail = ioText(io); return r;
   }
   try {
     r.body = wire::decodePayload(payload);
@@ -121,7 +121,8 @@ void WorkerClient::startWithCanary(bool recovering) {
     if (started_) ++restarts_;
     started_ = true;
     child_.reset();
-    child_ = std::make_unique<ChildProcess>(argv_);  // UnavailableError: nothing a retry fixes
+    // UnavailableError: nothing a retry fixes.
+    child_ = std::make_unique<ChildProcess>("worker", argv_, ChildProcess::Stdio::Pipes);
     pid_ = child_->pid();
 
     auto attemptFailed = [&](std::string why) {
@@ -132,7 +133,7 @@ void WorkerClient::startWithCanary(bool recovering) {
     };
 
     std::string payload;
-    if (auto io = child_->receive(payload, after(options_.startDeadlineSec)); io != ChildProcess::Io::Ok) {
+    if (auto io = wire::readFrame(child_->output(), payload, after(options_.startDeadlineSec)); io != wire::FrameIo::Ok) {
       attemptFailed(fmt::format("no hello within {:.1f} s: {} ({})", options_.startDeadlineSec, ioText(io),
                                 child_->reap(options_.exitGrace)));
       continue;

@@ -21,35 +21,17 @@ namespace gemmtune {
 
 namespace {
 
-bool readAll(int fd, char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r, n -= static_cast<std::size_t>(r);
-  }
-  return true;
+// One reply, however long the parent takes to read it. A write that fails means the parent is
+// gone: nobody to answer.
+void reply(int out, const nlohmann::json& message) {
+  if (wire::writeFrame(out, message, PipeClock::time_point::max()) != wire::FrameIo::Ok) std::_Exit(kWorkerExitFatal);
 }
 
-void writeAll(int fd, const std::string& bytes) {
-  const char* p = bytes.data();
-  std::size_t n = bytes.size();
-  while (n > 0) {
-    ssize_t r = ::write(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) std::_Exit(kWorkerExitFatal);  // the parent is gone: nobody to answer
-    p += r, n -= static_cast<std::size_t>(r);
-  }
-}
-
-// Blocks for the next request; nullopt at end of input.
-std::optional<std::string> readFrame(int fd) {
-  unsigned char header[wire::kHeaderBytes];
-  if (!readAll(fd, reinterpret_cast<char*>(header), sizeof header)) return std::nullopt;
-  auto n = wire::payloadLength(header);
-  if (!n) return std::nullopt;  // a parent that sends garbage is not one to serve
-  std::string payload(*n, '\0');
-  if (!readAll(fd, payload.data(), payload.size())) return std::nullopt;
+// Blocks for the next request; nullopt at end of input, or when the parent sends garbage (not
+// one to serve).
+std::optional<std::string> nextRequest(int in) {
+  std::string payload;
+  if (wire::readFrame(in, payload, PipeClock::time_point::max()) != wire::FrameIo::Ok) return std::nullopt;
   return payload;
 }
 
@@ -72,7 +54,7 @@ std::pair<int, int> takeProtocolFds() {
   r.status = std::string(kStatusRuntimeFaultPrefix) + (name ? name : fmt::format("CUresult_{}", static_cast<int>(code)));
   r.detail = what;
   spdlog::debug("fatal: {}", what);
-  writeAll(out, wire::encodeFrame(wire::resultReply(r, true)));
+  reply(out, wire::resultReply(r, true));
   std::_Exit(kWorkerExitFatal);  // destructors would only touch the poisoned context
 }
 
@@ -81,38 +63,38 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
   const std::string op = req.at("op").get<std::string>();
   spdlog::debug("request {}", op);
   if (op == "shutdown") {
-    writeAll(out, wire::encodeFrame(wire::okReply()));
+    reply(out, wire::okReply());
     return false;
   }
   try {
-    nlohmann::json reply;
+    nlohmann::json answer;
     if (op == "problem") {
       server.setProblem(req.at("problem").get<Problem>());
-      reply = wire::okReply();
+      answer = wire::okReply();
     } else if (op == "run") {
-      reply = wire::resultReply(server.runCandidate(req.at("candidate").get<CandidateRequest>()), false);
+      answer = wire::resultReply(server.runCandidate(req.at("candidate").get<CandidateRequest>()), false);
     } else if (op == "cublas") {
-      reply = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>()), false);
+      answer = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>()), false);
     } else if (op == "canary") {
-      reply = wire::resultReply(server.canary(), false);
+      answer = wire::resultReply(server.canary(), false);
     } else {
-      reply = wire::errorReply(fmt::format("unknown worker request '{}'", op), kExitUsage);
+      answer = wire::errorReply(fmt::format("unknown worker request '{}'", op), kExitUsage);
     }
-    writeAll(out, wire::encodeFrame(reply));
+    reply(out, answer);
   } catch (const CudaError& e) {
     // Any CUDA failure while a candidate or cuBLAS ran: restart rather than trust the context.
     // Elsewhere (preparing a problem) only a context that reports a sticky error is fatal.
     CUresult health = server.gpu().health();
     if (op != "problem" || health != CUDA_SUCCESS) replyFatal(out, server, e.result, e.what());
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+    reply(out, wire::errorReply(e.what(), kExitFailure));
   } catch (const CublasError& e) {
     if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+    reply(out, wire::errorReply(e.what(), kExitFailure));
   } catch (const Error& e) {
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), exitCodeOf(e))));
+    reply(out, wire::errorReply(e.what(), exitCodeOf(e)));
   } catch (const std::exception& e) {
     if (CUresult health = server.gpu().health(); health != CUDA_SUCCESS) replyFatal(out, server, health, e.what());
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+    reply(out, wire::errorReply(e.what(), kExitFailure));
   }
   return true;
 }
@@ -121,30 +103,29 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
 
 int runWorker(int gpuIndex) {
   spdlog::default_logger()->set_pattern(fmt::format("gemmtune worker {}: %^%l%$: %v", gpuIndex));
-  ::signal(SIGPIPE, SIG_IGN);  // a vanished parent shows up as EPIPE, handled in writeAll
+  ::signal(SIGPIPE, SIG_IGN);  // a vanished parent shows up as EPIPE, handled in reply()
   auto [in, out] = takeProtocolFds();
 
   std::unique_ptr<WorkerServer> server;
   try {
     server = std::make_unique<WorkerServer>(gpuIndex);
   } catch (const Error& e) {
-    writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), exitCodeOf(e))));
+    reply(out, wire::errorReply(e.what(), exitCodeOf(e)));
     return exitCodeOf(e);
   } catch (const std::exception& e) {
-    writeAll(out, wire::encodeFrame(wire::errorReply(fmt::format("worker cannot start on GPU {}: {}", gpuIndex, e.what()),
-                                                     kExitUnavailable)));
+    reply(out, wire::errorReply(fmt::format("worker cannot start on GPU {}: {}", gpuIndex, e.what()), kExitUnavailable));
     return kExitUnavailable;
   }
-  writeAll(out, wire::encodeFrame(wire::helloReply(server->info())));
+  reply(out, wire::helloReply(server->info()));
   spdlog::debug("worker ready on GPU {} ({}, {})", gpuIndex, server->info().name, server->info().arch);
 
-  while (auto payload = readFrame(in)) {
+  while (auto payload = nextRequest(in)) {
     nlohmann::json req;
     try {
       req = wire::decodePayload(*payload);
       if (!req.contains("op")) throw std::runtime_error("malformed request: no op");
     } catch (const std::exception& e) {
-      writeAll(out, wire::encodeFrame(wire::errorReply(e.what(), kExitFailure)));
+      reply(out, wire::errorReply(e.what(), kExitFailure));
       continue;
     }
     if (!serve(req, *server, out)) break;

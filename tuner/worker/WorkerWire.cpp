@@ -183,6 +183,31 @@ json decodePayload(std::string_view payload) {
   return j;
 }
 
+namespace {
+FrameIo frameIo(PipeIo io) {
+  switch (io) {
+    case PipeIo::Ok: return FrameIo::Ok;
+    case PipeIo::Timeout: return FrameIo::Timeout;
+    case PipeIo::Closed: return FrameIo::Closed;
+  }
+  return FrameIo::Closed;
+}
+}  // namespace
+
+FrameIo writeFrame(int fd, const json& message, PipeClock::time_point deadline) {
+  return frameIo(writeAllBefore(fd, encodeFrame(message), deadline));
+}
+
+FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline) {
+  unsigned char header[kHeaderBytes];
+  if (PipeIo io = readExactlyBefore(fd, reinterpret_cast<char*>(header), sizeof header, deadline); io != PipeIo::Ok)
+    return frameIo(io);
+  auto n = payloadLength(header);
+  if (!n) return FrameIo::Garbage;
+  payload.assign(*n, '\0');
+  return frameIo(readExactlyBefore(fd, payload.data(), payload.size(), deadline));
+}
+
 json problemRequest(const Problem& p) { return {{"op", "problem"}, {"problem", p}}; }
 json runRequest(const CandidateRequest& r) { return {{"op", "run"}, {"candidate", r}}; }
 json cublasRequest(const TimingPolicy& p) { return {{"op", "cublas"}, {"timing", p}}; }

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "PipeIo.hpp"
 #include "WorkerProtocol.hpp"
 
 namespace gemmtune {
@@ -58,6 +59,17 @@ std::string encodeFrame(const nlohmann::json& message);
 std::optional<std::uint32_t> payloadLength(const unsigned char header[kHeaderBytes]);
 // Throws std::runtime_error("malformed ...") on anything but one CBOR object.
 nlohmann::json decodePayload(std::string_view payload);
+
+// Frames over the pipes, both sides: the parent bounds each by a deadline (its end of the write
+// pipe is O_NONBLOCK), the worker waits as long as it takes (PipeClock::time_point::max()).
+enum class FrameIo {
+  Ok,
+  Timeout,  // the deadline passed first
+  Closed,   // the other side is gone
+  Garbage   // the header announced more than kMaxFrameBytes
+};
+FrameIo writeFrame(int fd, const nlohmann::json& message, PipeClock::time_point deadline);
+FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline);
 
 // Request builders (parent side).
 nlohmann::json problemRequest(const Problem& p);
