@@ -1,7 +1,8 @@
 // `gemmtune results`: the measured rows — successes and failures — with their timing,
 // resources, status and whether they are stale (measured under another NVRTC, driver, template
 // source, method or GPU fingerprint than the present one, or filed under a family their instance
-// name does not belong to: db/StaleRows.hpp, the rule `gemmtune report` applies too).
+// name does not belong to: db/StaleRows.hpp, the rule `gemmtune report` applies too) or claim a
+// speed their GPU cannot reach (serving/SpeedBound.hpp: `query` never serves them).
 #include <fmt/format.h>
 
 #include <map>
@@ -16,6 +17,7 @@
 #include "DbPath.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
+#include "SpeedBound.hpp"
 #include "StaleRows.hpp"
 #include "Errors.hpp"
 #include "ParamsJson.hpp"
@@ -44,7 +46,24 @@ std::string orDash(const std::optional<T>& v, const char* format) {
 struct Row {
   db::StoredResult result;
   std::vector<std::string> stale;
+  std::optional<std::string> implausible;  // why it cannot have run that fast on its stored GPU
 };
+
+// The table's last column: why the row is stale, and whether its speed is implausible.
+std::string lastColumn(const std::vector<std::string>& stale, bool implausible) {
+  std::string out = stale.empty() ? "" : fmt::format("stale: {}", fmt::join(stale, ", "));
+  if (implausible) out += out.empty() ? "implausible speed" : "; implausible speed";
+  return out;
+}
+
+std::optional<std::string> implausibleOnItsGpu(const db::StoredResult& r, const std::optional<Config>& config,
+                                               const std::vector<db::StoredGpu>& gpus) {
+  for (const auto& g : gpus)
+    if (g.fingerprint == r.key.gpuFingerprint)
+      return serving::implausibleSpeed(
+          r, g.spec, config ? serving::precisionClassOf(*config->family) : serving::PrecisionClass::strict);
+  return std::nullopt;
+}
 
 int run(const ResultsArgs& a, const CliContext& ctx) {
   if (a.json && a.csv) throw UsageError("choose one of --json and --csv");
@@ -104,13 +123,14 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   auto present = serving::presentEnvironment(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
-    auto stale = serving::checkStoredRow(r, present, currentFingerprint).staleReasons;
-    rows.push_back({std::move(r), std::move(stale)});
+    auto check = serving::checkStoredRow(r, present, currentFingerprint);
+    auto implausible = implausibleOnItsGpu(r, check.config, gpus);
+    rows.push_back({std::move(r), std::move(check.staleReasons), std::move(implausible)});
   }
 
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& [r, stale] : rows) {
+    for (const auto& [r, stale, implausible] : rows) {
       out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
                      {"run", r.runUid}, {"gpu_uuid", measuredOn(r)}, {"family", r.family}, {"instance", r.instance()},
                      {"params", db::paramsForOutput(r.params)},
@@ -132,7 +152,8 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                      {"source_hash", r.key.sourceHash}, {"measured_at", r.measuredAt},
                      {"sm_clock_mhz", r.smClockMHz ? nlohmann::json(*r.smClockMHz) : nlohmann::json()},
                      {"low_clock", lowClock(r)},
-                     {"stale", !stale.empty()}, {"stale_reasons", stale}});
+                     {"stale", !stale.empty()}, {"stale_reasons", stale},
+                     {"implausible", implausible ? nlohmann::json(*implausible) : nlohmann::json()}});
     }
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return kExitOk;
@@ -140,9 +161,9 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   if (a.csv) {
     fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
                "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
-               "sm_clock_mhz,low_clock,gpu_uuid\n");
-    for (const auto& [r, stale] : rows)
-      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+               "sm_clock_mhz,low_clock,gpu_uuid,implausible\n");
+    for (const auto& [r, stale, implausible] : rows)
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
                  r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
                  csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
                  r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
@@ -153,7 +174,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                  r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
                  r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
                  csvField(fmt::format("{}", fmt::join(stale, "; "))), r.smClockMHz ? std::to_string(*r.smClockMHz) : "",
-                 lowClock(r) ? 1 : 0, csvField(measuredOn(r)));
+                 lowClock(r) ? 1 : 0, csvField(measuredOn(r)), implausible ? 1 : 0);
     return kExitOk;
   }
   if (rows.empty()) {
@@ -162,7 +183,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   }
   fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
              "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale");
-  for (const auto& [r, stale] : rows) {
+  for (const auto& [r, stale, implausible] : rows) {
     std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
                            ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
                            : "-";
@@ -171,7 +192,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
                r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
                smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
                orDash(r.smClockMHz, "{}") + (lowClock(r) ? " low" : ""), gpuColumn(r),
-               stale.empty() ? "" : fmt::format("stale: {}", fmt::join(stale, ", ")));
+               lastColumn(stale, implausible.has_value()));
   }
   return kExitOk;
 }

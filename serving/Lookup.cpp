@@ -14,6 +14,7 @@
 #include "LaunchLimits.hpp"
 #include "Log.hpp"
 #include "Occupancy.hpp"
+#include "SpeedBound.hpp"
 #include "WaveModel.hpp"
 
 namespace gemmtune::serving {
@@ -43,13 +44,14 @@ double predictedHere(const Config& config, const StoredResult& row, const Proble
                    gpu.smCount);
 }
 
-// Memo key from the fields the fingerprint covers, so a warm lookup does not hash.
+// Memo key from the fields the fingerprint covers and the SM clock (the speed bound reads it), so
+// a warm lookup does not hash.
 std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
-  return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}", g.name, g.ccMajor,
+  return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}", g.name, g.ccMajor,
                      g.ccMinor, g.smCount, g.maxThreadsPerBlock, g.maxThreadsPerSm, g.maxBlocksPerSm, g.warpSize,
                      g.regsPerSm, g.regsPerBlock, g.maxRegsPerThread, g.regAllocUnit, g.smemPerSm, g.smemPerBlock,
-                     g.smemPerBlockOptin, g.smemReservedPerBlock, g.l2Bytes, g.memClockKhz, g.memBusWidthBits, p.m,
-                     p.n, p.k, p.layout, p.betaClass, family);
+                     g.smemPerBlockOptin, g.smemReservedPerBlock, g.l2Bytes, g.memClockKhz, g.memBusWidthBits,
+                     g.clockKhz, p.m, p.n, p.k, p.layout, p.betaClass, family);
 }
 
 }  // namespace
@@ -136,71 +138,57 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     skip(row, *problem);
     return std::nullopt;
   }
+  if (auto implausible = implausibleSpeed(row, gpu, precisionClassOf(*config.family))) {
+    skip(row, *implausible);
+    return std::nullopt;
+  }
   return config;
 }
 
-LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
+LookupResult Lookup::answer(const Reads& reads, const Candidate& c, MatchQuality quality,
+                            const ProblemKey& measured) const {
   LookupResult out;
-  // Every query of one answer reads the same committed state: a tuner replacing the chosen row
-  // meanwhile must not pair one measurement's numbers with another's cubin.
-  auto view = store_.consistentReads();
-  auto id = gpuId(gpu);
-  if (!id) return out;
-
-  ResultFilter filter;
-  filter.gpuId = *id;
-  filter.status = "ok";
-  filter.layout = asked.layout;
-  filter.betaClass = asked.betaClass;
-  if (!family.empty()) filter.family = family;
-
-  auto fill = [&](const Candidate& c, MatchQuality quality, const ProblemKey& measured) {
-    out.quality = quality;
-    out.config = c.config;
-    out.instance = c.config.name();
-    out.measuredInstance = c.row->instance();
-    out.measuredProblem = measured;
-    out.distance = sizeDistance(asked, measured);
-    out.gflops = c.row->gflops.value_or(0);
-    out.medianMs = c.row->medianMs.value_or(0);
-    out.rowId = c.row->id;
-    out.cublasGflops = store_.baselineGflops(*id, measured);
-    if (out.instance == out.measuredInstance) {
-      out.cubin = store_.cubinOf(c.row->id);
-      out.loweredNames = splitLoweredNames(c.row->loweredName);
-    }
-  };
-  std::deque<std::vector<StoredResult>> kept;  // the rows candidates point into
-  // The valid rows of `size`, fastest first (only the first with firstOnly): among its fastest
-  // few, or among all of them when none of those is valid (stale after an upgrade, say).
-  // Reading every row of a size, each beside its cubin, was most of a cold lookup.
-  auto validAt = [&](const ProblemKey& size, bool firstOnly) {
-    std::vector<Candidate> found;
-    filter.m = size.m;
-    filter.n = size.n;
-    filter.k = size.k;
-    for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
-      filter.limit = limit;
-      kept.push_back(store_.results(filter));
-      for (const StoredResult& row : kept.back())
-        if (auto config = usable(row, gpu, asked, size == asked)) {
-          found.push_back(Candidate{*config, &row});
-          if (firstOnly) return found;
-        }
-      if (!found.empty() || !limit || kept.back().size() < static_cast<std::size_t>(*limit)) break;
-    }
-    return found;
-  };
-
-  // The asked size first: one indexed query answers most lookups, without listing every
-  // measured size (a scan of the whole index on a 100 000-row store).
-  if (auto found = validAt(asked, true); !found.empty()) {
-    fill(found.front(), MatchQuality::exact, asked);
-    return out;
+  out.quality = quality;
+  out.config = c.config;
+  out.instance = c.config.name();
+  out.measuredInstance = c.row->instance();
+  out.measuredProblem = measured;
+  out.distance = sizeDistance(reads.asked, measured);
+  out.gflops = c.row->gflops.value_or(0);
+  out.medianMs = c.row->medianMs.value_or(0);
+  out.rowId = c.row->id;
+  out.cublasGflops = store_.baselineGflops(reads.gpuId, measured);
+  if (out.instance == out.measuredInstance) {
+    out.cubin = store_.cubinOf(c.row->id);
+    out.loweredNames = splitLoweredNames(c.row->loweredName);
   }
-  // Then every other measured size, nearest first.
-  filter.m = filter.n = filter.k = std::nullopt;
-  auto sizes = store_.measuredSizes(filter);
+  return out;
+}
+
+// Among the size's fastest few, or among all of them when none of those is valid (stale after an
+// upgrade, say): reading every row of a size, each beside its cubin, was most of a cold lookup.
+std::vector<Lookup::Candidate> Lookup::validAt(Reads& reads, const ProblemKey& size, bool firstOnly) {
+  std::vector<Candidate> found;
+  ResultFilter filter = reads.filter;
+  filter.m = size.m;
+  filter.n = size.n;
+  filter.k = size.k;
+  for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
+    filter.limit = limit;
+    reads.kept.push_back(store_.results(filter));
+    for (const StoredResult& row : reads.kept.back())
+      if (auto config = usable(row, reads.gpu, reads.asked, size == reads.asked)) {
+        found.push_back(Candidate{*config, &row});
+        if (firstOnly) return found;
+      }
+    if (!found.empty() || !limit || reads.kept.back().size() < static_cast<std::size_t>(*limit)) break;
+  }
+  return found;
+}
+
+Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
+  const ProblemKey& asked = reads.asked;
+  auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
   std::erase(sizes, asked);
   std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
     double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
@@ -210,32 +198,52 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
     return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
   });
   // The nearest few offer their fastest valid rows; the wave model picks among them.
-  std::optional<Candidate> pick;
-  ProblemKey pickedAt;
-  double pickedMs = 0;
-  int shapes = 0, offered = 0;
+  NearestPick pick;
   double nearest = 0;  // d of the nearest size that offered a row
   for (const auto& size : sizes) {
     // Farther sizes say little: everything runs more efficiently at 4096³ than at 1000³.
-    if (shapes == kNeighbourShapes || (shapes > 0 && sizeDistance(asked, size) > nearest + 1.0)) break;
-    const std::vector<Candidate> found = validAt(size, false);
+    if (pick.shapes == kNeighbourShapes || (pick.shapes > 0 && sizeDistance(asked, size) > nearest + 1.0)) break;
+    const std::vector<Candidate> found = validAt(reads, size, false);
     for (const Candidate& c : found) {
-      const double ms = predictedHere(c.config, *c.row, size, asked, gpu);
-      if (!pick || ms < pickedMs) {
-        pick = c;
-        pickedAt = size;
-        pickedMs = ms;
+      const double ms = predictedHere(c.config, *c.row, size, asked, reads.gpu);
+      if (!pick.candidate || ms < pick.predictedMs) {
+        pick.candidate = c;
+        pick.at = size;
+        pick.predictedMs = ms;
       }
     }
-    offered += static_cast<int>(found.size());
-    if (!found.empty() && shapes++ == 0) nearest = sizeDistance(asked, size);
+    pick.offered += static_cast<int>(found.size());
+    if (!found.empty() && pick.shapes++ == 0) nearest = sizeDistance(asked, size);
   }
-  if (!pick) return out;
-  fill(*pick, MatchQuality::nearest_size, pickedAt);
-  out.predictedMs = std::isfinite(pickedMs) ? pickedMs : 0;
+  return pick;
+}
+
+LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
+  // Every query of one answer reads the same committed state: a tuner replacing the chosen row
+  // meanwhile must not pair one measurement's numbers with another's cubin.
+  auto view = store_.consistentReads();
+  auto id = gpuId(gpu);
+  if (!id) return {};
+
+  Reads reads{gpu, asked, *id, {}, {}};
+  reads.filter.gpuId = *id;
+  reads.filter.status = "ok";
+  reads.filter.layout = asked.layout;
+  reads.filter.betaClass = asked.betaClass;
+  if (!family.empty()) reads.filter.family = family;
+
+  // The asked size first: one indexed query answers most lookups, without listing every
+  // measured size (a scan of the whole index on a 100 000-row store).
+  if (auto found = validAt(reads, asked, true); !found.empty())
+    return answer(reads, found.front(), MatchQuality::exact, asked);
+  // Then every other measured size, nearest first.
+  const NearestPick pick = pickNearest(reads);
+  if (!pick.candidate) return {};
+  LookupResult out = answer(reads, *pick.candidate, MatchQuality::nearest_size, pick.at);
+  out.predictedMs = std::isfinite(pick.predictedMs) ? pick.predictedMs : 0;
   out.reason = fmt::format("fastest predicted here ({:.4g} ms from {:.4g} ms at {}x{}x{}: K and waves of blocks) of {} "
                            "valid rows of the {} nearest tuned size(s)",
-                           out.predictedMs, out.medianMs, pickedAt.m, pickedAt.n, pickedAt.k, offered, shapes);
+                           out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.offered, pick.shapes);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Lookup: the best measured configuration for a GPU and a problem, read from an untrusted
 // database. Every candidate row is re-validated (its name parses to a known family and a valid
-// configuration, it is not stale, it fits the GPU's limits) before it is returned; a row that
-// fails is skipped and logged once. Answers are memoised per Lookup object.
+// configuration, it is not stale, it fits the GPU's limits, it claims no speed above the GPU's
+// peak: SpeedBound.hpp) before it is returned; a row that fails is skipped and logged once.
+// Answers are memoised per Lookup object.
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout and β class);
 // otherwise `nearest_size`: the measured sizes are ranked by
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -79,7 +81,29 @@ class Lookup {
     Config config;
     const StoredResult* row;
   };
+  // What one answer reads: the rows of the asked GPU, layout and β class (and family), and the
+  // rows read so far, which candidates point into.
+  struct Reads {
+    const GpuSpec& gpu;
+    const ProblemKey& asked;
+    std::int64_t gpuId;
+    ResultFilter filter;
+    std::deque<std::vector<StoredResult>> kept;
+  };
+  // The nearest sizes' offer: the row the wave model predicts fastest at the asked size.
+  struct NearestPick {
+    std::optional<Candidate> candidate;
+    ProblemKey at;          // where it was measured
+    double predictedMs = 0;
+    int shapes = 0;         // sizes that offered rows
+    int offered = 0;        // rows they offered
+  };
   LookupResult compute(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family);
+  // The valid rows of `size`, fastest first (only the first with `firstOnly`).
+  std::vector<Candidate> validAt(Reads& reads, const ProblemKey& size, bool firstOnly);
+  NearestPick pickNearest(Reads& reads);
+  // The answer `c`, measured at `measured`, gives.
+  LookupResult answer(const Reads& reads, const Candidate& c, MatchQuality quality, const ProblemKey& measured) const;
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
   // `row`'s configuration in the form that runs `asked`, if the row is valid for it.
   std::optional<Config> usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);

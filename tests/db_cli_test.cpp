@@ -31,6 +31,19 @@ struct CliFixture : test::ScratchDbTest {
     b.medianMs = 2.0 * 4096.0 * 4096 * 4096 / (50000 * 1e6);
     store.recordBaseline(run, b);
   }
+  // testGpu() with its 1.98 GHz boost clock: low clocks and impossible speeds are judged against it.
+  static GpuSpec clockedGpu() {
+    GpuSpec gpu = test::testGpu();
+    gpu.clockKhz = 1980000;
+    return gpu;
+  }
+  // `rows`, recorded in one run of `gpu`.
+  void record(const GpuSpec& gpu, const std::vector<ResultRecord>& rows) {
+    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
+    SqliteStore store(database);
+    auto run = store.beginRun(test::testRun(gpu));
+    for (const auto& r : rows) ASSERT_TRUE(store.recordResult(run, r)) << r.instance();
+  }
 };
 
 }  // namespace
@@ -107,19 +120,12 @@ TEST_F(dbCli, ResultsListsFailuresAndFiltersByStatus) {
 
 // A row timed far below its GPU's boost clock is marked in every output form.
 TEST_F(dbCli, ResultsMarkRowsTimedAtALowClock) {
-  {
-    Database database(db, {OpenMode::ReadWrite, OpenCheck::Quick});
-    SqliteStore store(database);
-    GpuSpec gpu = test::testGpu();
-    gpu.clockKhz = 1980000;
-    auto run = store.beginRun(test::testRun(gpu));
-    auto atSpeed = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000, gpu);
-    atSpeed.smClockMHz = 1980;
-    auto slow = test::okResult("smem_bs32", 4096, 4096, 4096, 9000, gpu);
-    slow.smClockMHz = 345;
-    store.recordResult(run, atSpeed);
-    store.recordResult(run, slow);
-  }
+  const GpuSpec gpu = clockedGpu();
+  auto atSpeed = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000, gpu);
+  atSpeed.smClockMHz = 1980;
+  auto slow = test::okResult("smem_bs32", 4096, 4096, 4096, 9000, gpu);
+  slow.smClockMHz = 345;
+  record(gpu, {atSpeed, slow});
   auto json = runCli({"results", "--db", db, "--json"});
   ASSERT_EQ(json.exitCode, 0) << json.err;
   for (const auto& row : nlohmann::json::parse(json.out))
@@ -129,6 +135,35 @@ TEST_F(dbCli, ResultsMarkRowsTimedAtALowClock) {
   EXPECT_EQ(table.out.find("1980 low"), std::string::npos) << table.out;
   auto csv = runCli({"results", "--db", db, "--csv"});
   EXPECT_NE(csv.out.find(",345,1,"), std::string::npos) << csv.out;
+}
+
+// A row claiming more than its GPU's FP32 peak (1.1 × 66.9 TFLOP/s here): `query` serves the next
+// row and says why once; `results` lists the row, marked in every output form.
+TEST_F(dbCli, ImplausiblyFastRowIsNotServedAndIsMarked) {
+  const GpuSpec gpu = clockedGpu();
+  record(gpu, {test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 1e9, gpu),
+               test::okResult("smem_bs32", 4096, 4096, 4096, 9000, gpu)});
+  auto q = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--json"});
+  ASSERT_EQ(q.exitCode, 0) << q.err;
+  EXPECT_EQ(nlohmann::json::parse(q.out)["instance"], "smem_bs32") << q.out;
+  auto said = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(said(q.err, "warning: skipping stored result"), 1u) << q.err;
+  EXPECT_EQ(said(q.err, "implausible speed: 1e+09 GFLOP/s stored, above the 73599 GFLOP/s"), 1u) << q.err;
+
+  auto json = runCli({"results", "--db", db, "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  for (const auto& row : nlohmann::json::parse(json.out))
+    EXPECT_EQ(row["implausible"].is_string(), row["instance"] == "blocktile1d_bm64_bn64_bk8_tm8") << row.dump();
+  auto table = runCli({"results", "--db", db});
+  EXPECT_EQ(said(table.out, "implausible speed"), 1u) << table.out;
+  auto csv = runCli({"results", "--db", db, "--csv"});
+  EXPECT_NE(csv.out.find(",gpu_uuid,implausible\n"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",GPU-1234,1\n"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",GPU-1234,0\n"), std::string::npos) << csv.out;
 }
 
 TEST_F(dbCli, ResultsJudgesStaleRowsAsTheReportDoes) {

@@ -1,5 +1,5 @@
 // Lookup: exact match, the nearest-size rule with the guarded form, family restriction, stale
-// rows never best, re-validation against the GPU's limits, memoisation.
+// rows never best, re-validation against the GPU's limits and its peak speed, memoisation.
 // Run: ctest -R dbLookup
 #include <fmt/format.h>
 
@@ -7,8 +7,10 @@
 
 #include "PresentEnvironment.hpp"
 #include "Database.hpp"
+#include "GpuProfiles.hpp"
 #include "SqliteStore.hpp"
 #include "Lookup.hpp"
+#include "SpeedBound.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -176,6 +178,22 @@ TEST_F(dbLookup, RowsFailingRevalidationAreSkipped) {
   EXPECT_DOUBLE_EQ(r.gflops, 17000);
 }
 
+// The bound is the asked GPU's: without its SM clock nothing is refused for speed, and an answer
+// memoised for one clock is not reused for another.
+TEST_F(dbLookup, ImplausiblyFastRowsAreSkippedWhereTheGpuHasABound) {
+  add("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 1e9);
+  add("smem_bs32", 4096, 4096, 4096, 9000);
+  Lookup lookup(store, present());
+  ASSERT_EQ(gpu.clockKhz, 0);
+  EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "blocktile1d_bm64_bn64_bk8_tm8");
+  GpuSpec clocked = gpu;  // the same fingerprint: the SM clock is not part of it
+  clocked.clockKhz = 1980000;
+  auto r = lookup.best(clocked, {4096, 4096, 4096});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_EQ(r.instance, "smem_bs32");
+  EXPECT_DOUBLE_EQ(r.gflops, 9000);
+}
+
 TEST(dbLookupRule, LaunchProblemNamesTheLimit) {
   GpuSpec gpu = test::testGpu();
   StoredResult row;
@@ -230,4 +248,57 @@ TEST_F(dbLookup, WarmLookupsAreMemoisedUntilCleared) {
   lookup.clear();
   EXPECT_EQ(lookup.best(gpu, {4096, 4096, 4096}).instance, "blocktile1d_bm64_bn64_bk8_tm8");
   EXPECT_EQ(lookup.computedCount(), 2u);
+}
+
+TEST(dbLookupRule, SpeedBoundIsThePeakOfTheGpuAndItsPrecisionClass) {
+  const GpuSpec h100 = findGpuProfile("h100")->spec;  // 132 SMs, 1980 MHz, sm_90
+  auto peak = peakRate(h100, PrecisionClass::strict);
+  ASSERT_TRUE(peak.has_value());
+  EXPECT_NEAR(peak->gflops, 132 * 128 * 2 * 1.98, 1e-9);  // 66 908 GFLOP/s
+  EXPECT_NEAR(peak->gflops / 1000, 66.9, 0.05);
+  EXPECT_EQ(peak->formula, "132 SMs × 128 FP32 lanes × 2 FLOP × 1980 MHz");
+  // Half the lanes per SM on sm_80 and sm_7x: an A100 peaks at 19.5 TFLOP/s.
+  EXPECT_NEAR(peakRate(findGpuProfile("a100")->spec, PrecisionClass::strict)->gflops, 19491.84, 1e-6);
+  EXPECT_EQ(fp32LanesPerSm(7, 5), 64);
+  EXPECT_EQ(fp32LanesPerSm(8, 6), 128);
+  EXPECT_EQ(fp32LanesPerSm(12, 0), 128);
+  // Without the clock, the SM count or a known architecture there is no bound.
+  GpuSpec noClock = h100;
+  noClock.clockKhz = 0;
+  GpuSpec noSms = h100;
+  noSms.smCount = 0;
+  GpuSpec unknownArch = h100;
+  unknownArch.ccMajor = 0;
+  for (const GpuSpec* g : {&noClock, &noSms, &unknownArch}) EXPECT_FALSE(peakRate(*g, PrecisionClass::strict));
+}
+
+TEST(dbLookupRule, ImplausibleSpeedJudgesTheStoredRateAndTheMedianTime) {
+  const GpuSpec h100 = findGpuProfile("h100")->spec;
+  const double bound = kSpeedMargin * peakRate(h100, PrecisionClass::strict)->gflops;  // 73 599 GFLOP/s
+  StoredResult row;
+  static_cast<ResultRecord&>(row) = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 60000, h100);
+  EXPECT_FALSE(implausibleSpeed(row, h100, PrecisionClass::strict)) << "cuBLAS-class speed: 90 % of peak";
+  row.gflops = bound * 0.999;
+  EXPECT_FALSE(implausibleSpeed(row, h100, PrecisionClass::strict));
+  row.gflops = 1e9;
+  EXPECT_EQ(implausibleSpeed(row, h100, PrecisionClass::strict).value_or(""),
+            "implausible speed: 1e+09 GFLOP/s stored, above the 73599 GFLOP/s that NVIDIA H100 80GB HBM3 can "
+            "reach in strict FP32 (1.1 × its 66908 GFLOP/s peak: 132 SMs × 128 FP32 lanes × 2 FLOP × 1980 MHz)");
+  // A plausible stored rate beside an absurd median time: the time is judged too.
+  row.gflops = 17000;
+  row.medianMs = 1e-6;
+  EXPECT_NE(implausibleSpeed(row, h100, PrecisionClass::strict).value_or("").find("from its median time of 1e-06 ms"),
+            std::string::npos);
+  row.medianMs = 0;
+  EXPECT_TRUE(implausibleSpeed(row, h100, PrecisionClass::strict));
+  row.medianMs.reset();
+  row.gflops = std::nan("");
+  EXPECT_TRUE(implausibleSpeed(row, h100, PrecisionClass::strict)) << "NaN sorts first in PostgreSQL";
+  row.gflops.reset();
+  EXPECT_FALSE(implausibleSpeed(row, h100, PrecisionClass::strict)) << "no claim, nothing to refuse";
+  // A GPU without a bound refuses nothing.
+  row.gflops = 1e9;
+  GpuSpec noClock = h100;
+  noClock.clockKhz = 0;
+  EXPECT_FALSE(implausibleSpeed(row, noClock, PrecisionClass::strict));
 }

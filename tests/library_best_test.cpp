@@ -1,6 +1,6 @@
 // Library::best() on a fixture database, without a GPU: exact, nearest-size (guarded) and default
-// answers; tampered rows are skipped without a crash; a missing, empty or damaged database gives
-// the default with one warning.
+// answers; tampered rows (broken limits, impossible speeds) are skipped without a crash; a missing,
+// empty or damaged database gives the default with one warning.
 // Run: ctest -R libraryBest
 #include <gtest/gtest.h>
 
@@ -100,6 +100,33 @@ TEST_F(libraryBest, TamperedRowsAreSkippedAndTheValidOneServed) {
   EXPECT_EQ(c.match, Match::exact);
   EXPECT_EQ(c.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded");
   EXPECT_DOUBLE_EQ(c.measuredGflops, 17000);
+}
+
+// Faster than the GPU can run (H100: 1.1 × 66.9 TFLOP/s FP32 peak): a stored rate of 10⁹ GFLOP/s
+// or a median time of a nanosecond is no measurement; each such row is skipped with one warning,
+// however often it is met, and the fastest plausible row serves.
+TEST_F(libraryBest, RowsFasterThanTheGpuCanRunAreSkippedWithOneWarningEach) {
+  test::writeDatabase(dbPath, gpu,
+                      {row("blocktile1d_bm64_bn128_bk8_tm8_guarded", 2000, 2000, 2000, 21000),
+                       row("blocktile1d_bm128_bn64_bk8_tm8_guarded", 2000, 2000, 2000, 20000),
+                       row("blocktile1d_bm64_bn64_bk8_tm8_guarded", 2000, 2000, 2000, 17000)});
+  tamper(
+      "UPDATE results SET gflops = 1e9 WHERE instance = 'blocktile1d_bm64_bn128_bk8_tm8_guarded';"
+      "UPDATE results SET median_ms = 1e-6 WHERE instance = 'blocktile1d_bm128_bn64_bk8_tm8_guarded';");
+  test::WarningCapture capture;
+  Library lib(dbPath);
+  for (int i = 0; i < 3; ++i) {
+    Choice c = lib.best(gpu, 2000, 2000, 2000 + i);  // exact, then nearest sizes: the rows are met again
+    EXPECT_EQ(c.instance, "blocktile1d_bm64_bn64_bk8_tm8_guarded") << c.note;
+    EXPECT_DOUBLE_EQ(c.measuredGflops, 17000);
+  }
+  ASSERT_EQ(capture.warnings().size(), 2u) << capture.joined();
+  const std::string said = capture.joined();
+  EXPECT_NE(said.find("blocktile1d_bm64_bn128_bk8_tm8_guarded at 2000x2000x2000): implausible speed: 1e+09 GFLOP/s "
+                      "stored, above the 73599 GFLOP/s that NVIDIA H100 80GB HBM3 can reach in strict FP32"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("from its median time of 1e-06 ms"), std::string::npos) << said;
 }
 
 TEST_F(libraryBest, OnlyTamperedRowsGiveTheDefault) {

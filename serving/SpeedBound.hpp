@@ -1,0 +1,58 @@
+// SpeedBound: the fastest a stored row may claim to have run on its GPU. A row faster than the
+// GPU's arithmetic peak for the row's precision class is no measurement (a tampered file, a broken
+// timer): the lookup refuses to serve it (serving/Lookup) and `results` marks it.
+//
+// Peak = SMs × FMA lanes per SM × 2 FLOP per FMA × the SM clock the driver reports
+// (CU_DEVICE_ATTRIBUTE_CLOCK_RATE: the rated maximum boost clock, which data-centre boards do not
+// exceed). A row is refused above kSpeedMargin × peak. The margin covers a board that boosts past
+// its rated clock (GeForce boards do, by some percent) and timing error (medians of repeated CUDA
+// event timings: well under 1 % at the sizes that come near peak); a genuine SIMT SGEMM stays far
+// below it: cuBLAS reached 51.7 TFLOP/s at 8192³ on an H100, 77 % of its 66.9 TFLOP/s peak, so a
+// real row crosses 1.1 × peak only on a board running some 40 % above its rated clock.
+//
+// A GPU whose spec lacks the SM count or the clock (a profile without them, an old row), or whose
+// compute capability has no known lane count, has no bound: nothing is refused for speed there.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "Family.hpp"
+#include "ResultStore.hpp"
+#include "gemmtune/GpuSpec.hpp"
+
+namespace gemmtune::serving {
+
+// The arithmetic a kernel's inner loop runs on, which sets the peak its rows are held to. Every
+// family today multiplies in FP32 on the SIMT FMA units (`strict`); a tensor-core class (say a
+// "faithful" FP32 emulation) adds its member here, its peak in peakRate() and its families in
+// precisionClassOf().
+enum class PrecisionClass { strict };
+std::string_view toString(PrecisionClass precision);
+
+// The class `family` computes in.
+PrecisionClass precisionClassOf(const Family& family);
+
+// Refusal above this multiple of the peak (see above).
+inline constexpr double kSpeedMargin = 1.1;
+
+struct PeakRate {
+  double gflops = 0;
+  std::string formula;  // "132 SMs × 128 FP32 lanes × 2 FLOP × 1980 MHz"
+};
+
+// FP32 FMA lanes per SM by compute capability: 64 on sm_60, sm_7x and sm_80, 128 on the others
+// from Maxwell (sm_5x) to sm_12x; 0 (unknown) outside them.
+int fp32LanesPerSm(int ccMajor, int ccMinor);
+
+// The class's arithmetic peak on `gpu`; nullopt when the spec lacks what it takes. The one place
+// a precision class's peak is defined.
+std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision);
+
+// Why `row` cannot have run as fast as it says on `gpu` (its stored GFLOP/s or the rate its median
+// time implies, whichever is higher, above kSpeedMargin × peak); nullopt when it can, or when the
+// GPU has no bound.
+std::optional<std::string> implausibleSpeed(const db::StoredResult& row, const GpuSpec& gpu, PrecisionClass precision);
+
+}  // namespace gemmtune::serving
