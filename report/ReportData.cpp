@@ -8,19 +8,17 @@
 
 #include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
+#include "SpeedBound.hpp"
 #include "StaleRows.hpp"
 #include "Errors.hpp"
 
 namespace gemmtune::report {
 
-int fp32LanesPerSm(int ccMajor, int ccMinor) {
-  if ((ccMajor == 6 && ccMinor == 0) || ccMajor == 7 || (ccMajor == 8 && ccMinor == 0)) return 64;
-  return 128;
-}
-
 std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu) {
-  if (gpu.smCount <= 0 || gpu.clockKhz <= 0) return std::nullopt;
-  return Fp32Peak{gpu.smCount, fp32LanesPerSm(gpu.ccMajor, gpu.ccMinor), gpu.clockKhz / 1e6};
+  // The lanes as the speed bound counts them (serving/SpeedBound): one table of the hardware.
+  const int lanes = serving::fp32LanesPerSm(gpu.ccMajor, gpu.ccMinor);
+  if (gpu.smCount <= 0 || gpu.clockKhz <= 0 || lanes == 0) return std::nullopt;
+  return Fp32Peak{gpu.smCount, lanes, gpu.clockKhz / 1e6};
 }
 
 std::string sizeLabel(const db::ProblemKey& p) {

@@ -44,9 +44,6 @@ struct Fp32Peak {
   double tflops() const { return smCount * lanesPerSm * 2.0 * clockGHz / 1000.0; }
 };
 
-// FP32 lanes per SM by compute capability: 64 on sm_60, sm_7x and sm_80, 128 elsewhere from
-// Maxwell on (sm_86, sm_89, sm_90, sm_100, sm_120, ...).
-int fp32LanesPerSm(int ccMajor, int ccMinor);
 // Absent when the stored spec lacks the SM count or the clock.
 std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu);
 

@@ -10,6 +10,7 @@
 #include "HtmlReport.hpp"
 #include "Markup.hpp"
 #include "ReportData.hpp"
+#include "SpeedBound.hpp"
 #include "SvgChart.hpp"
 #include "report_test_support.hpp"
 
@@ -141,10 +142,10 @@ TEST(reportSvg, HeatmapColoursValuesAndLabelsTheRest) {
 }
 
 TEST(reportPeak, LanesPerSmFollowTheArchitecture) {
-  EXPECT_EQ(fp32LanesPerSm(9, 0), 128);
-  EXPECT_EQ(fp32LanesPerSm(8, 9), 128);
-  EXPECT_EQ(fp32LanesPerSm(8, 0), 64);
-  EXPECT_EQ(fp32LanesPerSm(7, 0), 64);
+  EXPECT_EQ(serving::fp32LanesPerSm(9, 0), 128);
+  EXPECT_EQ(serving::fp32LanesPerSm(8, 9), 128);
+  EXPECT_EQ(serving::fp32LanesPerSm(8, 0), 64);
+  EXPECT_EQ(serving::fp32LanesPerSm(7, 0), 64);
   auto p = fp32Peak(test::reportGpu());
   ASSERT_TRUE(p);
   EXPECT_NEAR(p->tflops(), 132 * 128 * 2 * 1.98 / 1000, 1e-9);
