@@ -143,11 +143,53 @@ void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler
   if (!header) fmt::print("\nevery strategy picked exhaustive's winner at every size\n");
 }
 
-}  // namespace
+// Each run's rows as soon as it ends (the exhaustive one first): a run cut short by a time
+// limit still leaves what was finished. `reference`: the exhaustive run's times.
+void printRun(const Run& run, const Run& exhaustive, const std::map<std::string, double>& reference) {
+  for (const SizeOutcome& size : run.outcome.sizes) {
+    for (const FamilyOutcome& fo : size.families) {
+      std::string quality = "-";
+      // By shape: exhaustive may have run at fewer sizes (--exhaustive-sizes).
+      const std::string exhPick = pickOf(exhaustive.outcome, size.shape, fo.family);
+      if (!exhPick.empty() && !fo.bestInstance.empty()) {
+        auto best = reference.find(fo.family + "|" + exhPick + " at " + size.shape.str());
+        auto pick = reference.find(fo.family + "|" + fo.bestInstance + " at " + size.shape.str());
+        if (best != reference.end() && pick != reference.end()) quality = fmt::format("{:.3f}", best->second / pick->second);
+      }
+      int timed = 0;
+      if (auto it = fo.statusCounts.find("ok"); it != fo.statusCounts.end()) timed = it->second;
+      fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", run.strategy, size.shape.str(), fo.family, timed, quality,
+                 fo.bestInstance);
+    }
+  }
+  fmt::print("{:<11} total: GPU busy {:.1f} s, wall {:.1f} s\n", run.strategy, run.outcome.gpuBusySeconds,
+             run.outcome.wallSeconds);
+  std::fflush(stdout);
+}
 
-int main(int argc, char** argv) {
-  Args a;
-  CLI::App app{"How close each search strategy comes to the exhaustive best, and at what cost"};
+// One tuning run of `strategy` into its own store under `work`.
+Run runStrategy(const Args& a, const std::string& strategy, const GpuSpec& gpu, Compiler& compiler,
+                const fs::path& work) {
+  TuneOptions options;
+  options.sizes = parseSizes(strategy == "exhaustive" && !a.exhaustiveSizes.empty() ? a.exhaustiveSizes : a.sizes);
+  for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
+  options.strategy = strategy;
+  options.carry = a.carry;
+  options.selfExe = a.gemmtune;
+  options.commandLine = "search_quality --strategy " + strategy;
+  if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{simulatedWorker(a, work), 13000};
+  const fs::path path = work / (strategy + ".db");
+  if (strategy != "exhaustive")  // each strategy searches afresh; exhaustive's store may be resumed
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+  const std::string location = "sqlite:" + path.string();
+  auto store = db::openStore(location, {db::OpenMode::ReadWrite});
+  ProgressLine progress(false);
+  std::atomic<bool> stop{false};
+  TuningEngine engine(gpu, compiler, *store, options, progress, stop);
+  return {strategy, location, engine.run()};
+}
+
+void addOptions(CLI::App& app, Args& a) {
   app.add_option("--families", a.families, "Comma-separated families")->capture_default_str();
   app.add_option("--sizes", a.sizes, "Sizes in the tune grammar")->capture_default_str();
   app.add_option("--exhaustive-sizes", a.exhaustiveSizes,
@@ -159,6 +201,14 @@ int main(int argc, char** argv) {
   app.add_option("--gpu", a.gpu, "auto or a CUDA ordinal")->capture_default_str();
   app.add_option("--gemmtune", a.gemmtune, "The gemmtune program (its worker and compile processes)")->capture_default_str();
   app.add_option("--simulate", a.simulate, "A fake worker program (tests/fake_worker): the simulated GPU");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"How close each search strategy comes to the exhaustive best, and at what cost"};
+  addOptions(app, a);
   CLI11_PARSE(app, argc, argv);
   try {
     char tmpl[] = "/tmp/gemmtune-search-quality-XXXXXX";
@@ -172,55 +222,16 @@ int main(int argc, char** argv) {
 
     std::vector<Run> runs;
     std::map<std::string, double> reference;  // the exhaustive run's times
-    // Each run's rows as soon as it ends (the exhaustive one first): a run cut short by a time
-    // limit still leaves what was finished.
-    auto printRun = [&](const Run& run) {
-      for (const SizeOutcome& size : run.outcome.sizes) {
-        for (const FamilyOutcome& fo : size.families) {
-          std::string quality = "-";
-          // By shape: exhaustive may have run at fewer sizes (--exhaustive-sizes).
-          const std::string exhPick = pickOf(runs.front().outcome, size.shape, fo.family);
-          if (!exhPick.empty() && !fo.bestInstance.empty()) {
-            auto best = reference.find(fo.family + "|" + exhPick + " at " + size.shape.str());
-            auto pick = reference.find(fo.family + "|" + fo.bestInstance + " at " + size.shape.str());
-            if (best != reference.end() && pick != reference.end()) quality = fmt::format("{:.3f}", best->second / pick->second);
-          }
-          int timed = 0;
-          if (auto it = fo.statusCounts.find("ok"); it != fo.statusCounts.end()) timed = it->second;
-          fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", run.strategy, size.shape.str(), fo.family, timed, quality,
-                     fo.bestInstance);
-        }
-      }
-      fmt::print("{:<11} total: GPU busy {:.1f} s, wall {:.1f} s\n", run.strategy, run.outcome.gpuBusySeconds,
-                 run.outcome.wallSeconds);
-      std::fflush(stdout);
-    };
     for (const auto& strategy : strategies) {
-      TuneOptions options;
-      options.sizes = parseSizes(strategy == "exhaustive" && !a.exhaustiveSizes.empty() ? a.exhaustiveSizes : a.sizes);
-      for (const auto& f : splitList(a.families)) options.families.push_back(&FamilyRegistry::builtin().get(f));
-      options.strategy = strategy;
-      options.carry = a.carry;
-      options.selfExe = a.gemmtune;
-      options.commandLine = "search_quality --strategy " + strategy;
-      if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{simulatedWorker(a, work), 13000};
-      const fs::path path = work / (strategy + ".db");
-      if (strategy != "exhaustive")  // each strategy searches afresh; exhaustive's store may be resumed
-        for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
-      const std::string location = "sqlite:" + path.string();
-      auto store = db::openStore(location, {db::OpenMode::ReadWrite});
-      ProgressLine progress(false);
-      std::atomic<bool> stop{false};
-      TuningEngine engine(gpu, compiler, *store, options, progress, stop);
-      runs.push_back({strategy, location, engine.run()});
+      runs.push_back(runStrategy(a, strategy, gpu, compiler, work));
       if (runs.size() == 1) {
-        reference = okTimes(location);
+        reference = okTimes(runs.front().location);
         fmt::print("search quality on {}, families {}, sizes {} (exhaustive at {}), --carry {}\n",
                    runs.front().outcome.gpuName, a.families, a.sizes, a.exhaustiveSizes.empty() ? a.sizes : a.exhaustiveSizes,
                    a.carry);
         fmt::print("{:<11} {:<8} {:<12} {:>7} {:>9}  {}\n", "strategy", "size", "family", "timed", "quality", "pick");
       }
-      printRun(runs.back());
+      printRun(runs.back(), runs.front(), reference);
     }
     if (runs.size() > 1) printHeadToHead(a, gpu, compiler, work, runs);
     if (a.work.empty()) fs::remove_all(work);

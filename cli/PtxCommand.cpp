@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "FamilyHelp.hpp"
@@ -26,17 +27,81 @@ struct PtxArgs {
   bool guarded = false, stats = false, sass = false, json = false;
 };
 
-int run(const PtxArgs& a, const CliContext& ctx) {
+// The configuration asked for: an instance name, or --family with --params.
+Config configOf(const PtxArgs& a) {
   const auto& reg = FamilyRegistry::builtin();
-  Config config;
   if (!a.instance.empty()) {
     if (!a.family.empty() || !a.params.empty())
       throw UsageError("give either an instance name or --family/--params, not both");
-    config = reg.parseName(a.instance);
-  } else {
-    if (a.family.empty()) throw UsageError(fmt::format("give an instance name or --family (choose from: {})", reg.choices()));
-    config = reg.parseParams(reg.get(a.family), a.params, a.guarded);
+    return reg.parseName(a.instance);
   }
+  if (a.family.empty()) throw UsageError(fmt::format("give an instance name or --family (choose from: {})", reg.choices()));
+  return reg.parseParams(reg.get(a.family), a.params, a.guarded);
+}
+
+void writeOutputs(const std::string& outDir, const Config& config, const std::string& arch, const CompileResult& r) {
+  std::filesystem::path dir(outDir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw IoError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  writeOutputFile(dir / (config.name() + "." + arch + ".ptx"), r.ptx, "the PTX");
+  writeOutputFile(dir / (config.name() + "." + arch + ".cubin"), r.cubin, "the CUBIN");
+  spdlog::info("wrote {}.{}.ptx and .cubin to {}", config.name(), arch, dir.string());
+}
+
+// What one compile made: the configuration, its target and NVRTC's result, with the PTX's
+// instruction counts and the register count the CUBIN states.
+struct Compiled {
+  const Config& config;
+  const std::string& arch;
+  const CompileResult& r;
+  PtxStats st;
+  std::optional<CubinKernelInfo> cubinInfo;
+};
+
+nlohmann::json resourcesJson(const Compiled& c) {
+  const Family& f = *c.config.family;
+  const PtxStats& st = c.st;
+  return {{"instance", c.config.name()}, {"arch", c.arch}, {"lowered_name", c.r.loweredName},
+          {"threads_per_block", f.threadsPerBlock(c.config)},
+          {"registers", c.r.resources.registers},
+          {"cubin_registers", c.cubinInfo ? c.cubinInfo->registers : -1},
+          {"static_smem_bytes", c.r.resources.staticSmemBytes},
+          {"dynamic_smem_bytes", f.dynamicSmemBytes(c.config)},
+          {"stack_frame_bytes", c.r.resources.stackFrameBytes},
+          {"spill_store_bytes", c.r.resources.spillStoreBytes},
+          {"spill_load_bytes", c.r.resources.spillLoadBytes},
+          {"instructions", {{"ld.global", st.ldGlobal}, {"st.global", st.stGlobal},
+                            {"ld.shared", st.ldShared}, {"st.shared", st.stShared},
+                            {"fma.rn.f32", st.fma}, {"bar.sync", st.barSync}, {"total", st.total}}},
+          {"fma_per_shared_load", st.fmaPerSharedLoad()}};
+}
+
+void printStats(const Compiled& c) {
+  const Family& f = *c.config.family;
+  const PtxStats& st = c.st;
+  auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<22}{}\n", k, v); };
+  row("instance", c.config.name());
+  row("arch", c.arch);
+  row("kernel", c.r.loweredName);
+  row("threads per block", std::to_string(f.threadsPerBlock(c.config)));
+  row("registers", fmt::format("{} (cubin .nv.info: {})", c.r.resources.registers, c.cubinInfo ? c.cubinInfo->registers : -1));
+  row("static smem", fmt::format("{} B", c.r.resources.staticSmemBytes));
+  row("dynamic smem", fmt::format("{} B", f.dynamicSmemBytes(c.config)));
+  row("stack frame", fmt::format("{} B", c.r.resources.stackFrameBytes));
+  row("spills", fmt::format("{} B stored, {} B loaded", c.r.resources.spillStoreBytes, c.r.resources.spillLoadBytes));
+  fmt::print("\ninstruction mix (static count in PTX)\n");
+  row("  ld.global", std::to_string(st.ldGlobal));
+  row("  st.global", std::to_string(st.stGlobal));
+  row("  ld.shared", std::to_string(st.ldShared));
+  row("  st.shared", std::to_string(st.stShared));
+  row("  fma.rn.f32", std::to_string(st.fma));
+  row("  bar.sync", std::to_string(st.barSync));
+  row("  FMAs per ld.shared", fmt::format("{:.2f}", st.fmaPerSharedLoad()));
+}
+
+int run(const PtxArgs& a, const CliContext& ctx) {
+  Config config = configOf(a);
   std::string arch = a.arch.empty() ? defaultArch() : a.arch;
   NvrtcCompiler::checkArch(arch);
 
@@ -48,60 +113,21 @@ int run(const PtxArgs& a, const CliContext& ctx) {
   }
   spdlog::debug("{} compiled for {}{}", config.name(), arch, r.fromCache ? " (cached)" : "");
 
-  if (!a.outDir.empty()) {
-    std::filesystem::path dir(a.outDir);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw IoError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-    writeOutputFile(dir / (config.name() + "." + arch + ".ptx"), r.ptx, "the PTX");
-    writeOutputFile(dir / (config.name() + "." + arch + ".cubin"), r.cubin, "the CUBIN");
-    spdlog::info("wrote {}.{}.ptx and .cubin to {}", config.name(), arch, dir.string());
-  }
+  if (!a.outDir.empty()) writeOutputs(a.outDir, config, arch, r);
 
   std::string sass;
   if (a.sass) sass = disassemble(r.cubin);  // throws with a clear message when no tool exists
 
-  const Family& f = *config.family;
-  PtxStats st = countPtx(r.ptx);
-  auto cubinInfo = readCubinKernelInfo(r.cubin, r.loweredName);
+  const Compiled compiled{config, arch, r, countPtx(r.ptx), readCubinKernelInfo(r.cubin, r.loweredName)};
   if (a.json) {
-    nlohmann::json j = {{"instance", config.name()}, {"arch", arch}, {"lowered_name", r.loweredName},
-                        {"threads_per_block", f.threadsPerBlock(config)},
-                        {"registers", r.resources.registers},
-                        {"cubin_registers", cubinInfo ? cubinInfo->registers : -1},
-                        {"static_smem_bytes", r.resources.staticSmemBytes},
-                        {"dynamic_smem_bytes", f.dynamicSmemBytes(config)},
-                        {"stack_frame_bytes", r.resources.stackFrameBytes},
-                        {"spill_store_bytes", r.resources.spillStoreBytes},
-                        {"spill_load_bytes", r.resources.spillLoadBytes},
-                        {"instructions", {{"ld.global", st.ldGlobal}, {"st.global", st.stGlobal},
-                                          {"ld.shared", st.ldShared}, {"st.shared", st.stShared},
-                                          {"fma.rn.f32", st.fma}, {"bar.sync", st.barSync}, {"total", st.total}}},
-                        {"fma_per_shared_load", st.fmaPerSharedLoad()}};
+    nlohmann::json j = resourcesJson(compiled);
     if (!a.stats) j["ptx"] = r.ptx;
     if (a.sass) j["sass"] = sass;
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
   if (a.stats) {
-    auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<22}{}\n", k, v); };
-    row("instance", config.name());
-    row("arch", arch);
-    row("kernel", r.loweredName);
-    row("threads per block", std::to_string(f.threadsPerBlock(config)));
-    row("registers", fmt::format("{} (cubin .nv.info: {})", r.resources.registers, cubinInfo ? cubinInfo->registers : -1));
-    row("static smem", fmt::format("{} B", r.resources.staticSmemBytes));
-    row("dynamic smem", fmt::format("{} B", f.dynamicSmemBytes(config)));
-    row("stack frame", fmt::format("{} B", r.resources.stackFrameBytes));
-    row("spills", fmt::format("{} B stored, {} B loaded", r.resources.spillStoreBytes, r.resources.spillLoadBytes));
-    fmt::print("\ninstruction mix (static count in PTX)\n");
-    row("  ld.global", std::to_string(st.ldGlobal));
-    row("  st.global", std::to_string(st.stGlobal));
-    row("  ld.shared", std::to_string(st.ldShared));
-    row("  st.shared", std::to_string(st.stShared));
-    row("  fma.rn.f32", std::to_string(st.fma));
-    row("  bar.sync", std::to_string(st.barSync));
-    row("  FMAs per ld.shared", fmt::format("{:.2f}", st.fmaPerSharedLoad()));
+    printStats(compiled);
   } else if (!a.sass && a.outDir.empty()) {
     fmt::print("{}", r.ptx);
   }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,126 @@ std::optional<std::string> implausibleOnItsGpu(const db::StoredResult& r, const 
   return std::nullopt;
 }
 
+// The rows to list: the options as a store filter. `currentFingerprint` learns the fingerprint of
+// a GPU detected here.
+db::ResultFilter filterOf(const ResultsArgs& a, const db::ResultStore& store,
+                          serving::CurrentFingerprints& currentFingerprint) {
+  db::ResultFilter filter;
+  if (!a.gpu.empty()) {
+    serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
+    filter.gpuId = gpu.stored ? gpu.stored->id : -1;
+    if (gpu.detected) currentFingerprint[gpu.spec.name] = gpu.fingerprint;
+  }
+  if (!a.size.empty()) {
+    auto p = serving::parseProblemSize(a.size);
+    filter.m = p.m, filter.n = p.n, filter.k = p.k;
+  }
+  if (!a.family.empty()) filter.family = a.family;
+  if (!a.status.empty()) filter.status = a.status;
+  return filter;
+}
+
+// What the store says about a row beyond its own columns: its GPU's boost clock and the GPU
+// that measured it.
+class RowContext {
+ public:
+  RowContext(const db::ResultStore& store, const std::vector<db::StoredGpu>& gpus) {
+    for (const auto& g : gpus) boostMHz_[g.fingerprint] = static_cast<int>(g.spec.clockKhz / 1000);
+    for (const auto& run : store.runs()) {
+      uuidOfRun_[run.id] = run.gpu.uuid;
+      if (!run.gpu.uuid.empty()) uuidsOfModel_[run.gpuFingerprint].insert(run.gpu.uuid);
+    }
+  }
+
+  // A row timed far below its GPU's boost clock is marked (the tuner re-times such timings).
+  bool lowClock(const db::StoredResult& r) const {
+    auto it = boostMHz_.find(r.key.gpuFingerprint);
+    return r.smClockMHz && it != boostMHz_.end() && belowSustainedClock(*r.smClockMHz, it->second);
+  }
+  // Which GPU measured a row: its run's GPU (identical GPUs of one `tune --gpu all` share the rows
+  // of their model, each row in the run of the GPU that timed it).
+  std::string measuredOn(const db::StoredResult& r) const {
+    auto it = uuidOfRun_.find(r.runId);
+    return it == uuidOfRun_.end() ? std::string() : it->second;
+  }
+  // Named in the table only where one model has rows from several GPUs.
+  std::string gpuColumn(const db::StoredResult& r) const {
+    const std::string uuid = measuredOn(r);
+    auto model = uuidsOfModel_.find(r.key.gpuFingerprint);
+    if (uuid.empty() || model == uuidsOfModel_.end() || model->second.size() < 2) return r.gpuName;
+    return fmt::format("{} [{}]", r.gpuName, uuid.substr(0, 12));
+  }
+
+ private:
+  std::map<std::string, int> boostMHz_;
+  std::map<std::int64_t, std::string> uuidOfRun_;
+  std::map<std::string, std::set<std::string>> uuidsOfModel_;
+};
+
+template <class T>
+nlohmann::json orNull(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+void printJson(const std::vector<Row>& rows, const RowContext& context) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [r, stale, implausible] : rows) {
+    out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
+                   {"run", r.runUid}, {"gpu_uuid", context.measuredOn(r)}, {"family", r.family},
+                   {"instance", r.instance()}, {"params", db::paramsForOutput(r.params)},
+                   {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
+                   {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
+                   {"status", r.fullStatus()}, {"error_text", r.errorText},
+                   {"median_ms", orNull(r.medianMs)}, {"min_ms", orNull(r.minMs)}, {"spread", orNull(r.spread)},
+                   {"reps", orNull(r.reps)}, {"partial", r.partial}, {"gflops", orNull(r.gflops)},
+                   {"registers", orNull(r.registers)}, {"static_smem_bytes", orNull(r.staticSmemBytes)},
+                   {"dynamic_smem_bytes", orNull(r.dynamicSmemBytes)},
+                   {"spill_store_bytes", orNull(r.spillStoreBytes)}, {"occupancy", orNull(r.occupancy)},
+                   {"limiter", r.limiter}, {"max_error", orNull(r.maxError)},
+                   {"nvrtc_version", r.key.nvrtcVersion}, {"driver_version", r.key.driverVersion},
+                   {"source_hash", r.key.sourceHash}, {"measured_at", r.measuredAt},
+                   {"sm_clock_mhz", orNull(r.smClockMHz)}, {"low_clock", context.lowClock(r)},
+                   {"stale", !stale.empty()}, {"stale_reasons", stale},
+                   {"implausible", orNull(implausible)}});
+  }
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void printCsv(const std::vector<Row>& rows, const RowContext& context) {
+  fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
+             "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
+             "sm_clock_mhz,low_clock,gpu_uuid,implausible\n");
+  for (const auto& [r, stale, implausible] : rows)
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+               r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
+               csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
+               r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
+               r.minMs ? fmt::format("{}", *r.minMs) : "", r.spread ? fmt::format("{}", *r.spread) : "",
+               r.reps ? std::to_string(*r.reps) : "", r.registers ? std::to_string(*r.registers) : "",
+               r.staticSmemBytes ? std::to_string(*r.staticSmemBytes) : "",
+               r.dynamicSmemBytes ? std::to_string(*r.dynamicSmemBytes) : "",
+               r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
+               r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
+               csvField(fmt::format("{}", fmt::join(stale, "; "))), r.smClockMHz ? std::to_string(*r.smClockMHz) : "",
+               context.lowClock(r) ? 1 : 0, csvField(context.measuredOn(r)), implausible ? 1 : 0);
+}
+
+void printTable(const std::vector<Row>& rows, const RowContext& context) {
+  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
+             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale");
+  for (const auto& [r, stale, implausible] : rows) {
+    std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
+                           ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
+                           : "-";
+    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n",
+               fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
+               r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
+               smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
+               orDash(r.smClockMHz, "{}") + (context.lowClock(r) ? " low" : ""), context.gpuColumn(r),
+               lastColumn(stale, implausible.has_value()));
+  }
+}
+
 int run(const ResultsArgs& a, const CliContext& ctx) {
   if (a.json && a.csv) throw UsageError("choose one of --json and --csv");
   const std::string location = db::resolveDatabasePath(a.db).string();
@@ -80,46 +201,9 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
     return kExitFailure;
   }
   auto gpus = store.gpus();
-
-  db::ResultFilter filter;
   auto currentFingerprint = serving::currentFingerprints(gpus);  // GPU name -> the fingerprint tuned last
-  if (!a.gpu.empty()) {
-    serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
-    filter.gpuId = gpu.stored ? gpu.stored->id : -1;
-    if (gpu.detected) currentFingerprint[gpu.spec.name] = gpu.fingerprint;
-  }
-  if (!a.size.empty()) {
-    auto p = serving::parseProblemSize(a.size);
-    filter.m = p.m, filter.n = p.n, filter.k = p.k;
-  }
-  if (!a.family.empty()) filter.family = a.family;
-  if (!a.status.empty()) filter.status = a.status;
-
-  // A row timed far below its GPU's boost clock is marked (the tuner re-times such timings).
-  std::map<std::string, int> boostMHz;
-  for (const auto& g : gpus) boostMHz[g.fingerprint] = static_cast<int>(g.spec.clockKhz / 1000);
-  auto lowClock = [&](const db::StoredResult& r) {
-    auto it = boostMHz.find(r.key.gpuFingerprint);
-    return r.smClockMHz && it != boostMHz.end() && belowSustainedClock(*r.smClockMHz, it->second);
-  };
-  // Which GPU measured a row: its run's GPU (identical GPUs of one `tune --gpu all` share the rows
-  // of their model, each row in the run of the GPU that timed it). Named in the table only where
-  // one model has rows from several GPUs.
-  std::map<std::int64_t, std::string> uuidOfRun;
-  std::map<std::string, std::set<std::string>> uuidsOfModel;
-  for (const auto& run : store.runs()) {
-    uuidOfRun[run.id] = run.gpu.uuid;
-    if (!run.gpu.uuid.empty()) uuidsOfModel[run.gpuFingerprint].insert(run.gpu.uuid);
-  }
-  auto measuredOn = [&](const db::StoredResult& r) {
-    auto it = uuidOfRun.find(r.runId);
-    return it == uuidOfRun.end() ? std::string() : it->second;
-  };
-  auto gpuColumn = [&](const db::StoredResult& r) {
-    const std::string uuid = measuredOn(r);
-    if (uuid.empty() || uuidsOfModel[r.key.gpuFingerprint].size() < 2) return r.gpuName;
-    return fmt::format("{} [{}]", r.gpuName, uuid.substr(0, 12));
-  };
+  const db::ResultFilter filter = filterOf(a, store, currentFingerprint);
+  const RowContext context(store, gpus);
   auto present = serving::presentEnvironment(ctx.templatesDir.string());
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
@@ -129,71 +213,18 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   }
 
   if (a.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& [r, stale, implausible] : rows) {
-      out.push_back({{"id", r.id}, {"gpu", r.gpuName}, {"gpu_fingerprint", r.key.gpuFingerprint},
-                     {"run", r.runUid}, {"gpu_uuid", measuredOn(r)}, {"family", r.family}, {"instance", r.instance()},
-                     {"params", db::paramsForOutput(r.params)},
-                     {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
-                     {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
-                     {"status", r.fullStatus()}, {"error_text", r.errorText},
-                     {"median_ms", r.medianMs ? nlohmann::json(*r.medianMs) : nlohmann::json()},
-                     {"min_ms", r.minMs ? nlohmann::json(*r.minMs) : nlohmann::json()},
-                     {"spread", r.spread ? nlohmann::json(*r.spread) : nlohmann::json()},
-                     {"reps", r.reps ? nlohmann::json(*r.reps) : nlohmann::json()}, {"partial", r.partial},
-                     {"gflops", r.gflops ? nlohmann::json(*r.gflops) : nlohmann::json()},
-                     {"registers", r.registers ? nlohmann::json(*r.registers) : nlohmann::json()},
-                     {"static_smem_bytes", r.staticSmemBytes ? nlohmann::json(*r.staticSmemBytes) : nlohmann::json()},
-                     {"dynamic_smem_bytes", r.dynamicSmemBytes ? nlohmann::json(*r.dynamicSmemBytes) : nlohmann::json()},
-                     {"spill_store_bytes", r.spillStoreBytes ? nlohmann::json(*r.spillStoreBytes) : nlohmann::json()},
-                     {"occupancy", r.occupancy ? nlohmann::json(*r.occupancy) : nlohmann::json()},
-                     {"limiter", r.limiter}, {"max_error", r.maxError ? nlohmann::json(*r.maxError) : nlohmann::json()},
-                     {"nvrtc_version", r.key.nvrtcVersion}, {"driver_version", r.key.driverVersion},
-                     {"source_hash", r.key.sourceHash}, {"measured_at", r.measuredAt},
-                     {"sm_clock_mhz", r.smClockMHz ? nlohmann::json(*r.smClockMHz) : nlohmann::json()},
-                     {"low_clock", lowClock(r)},
-                     {"stale", !stale.empty()}, {"stale_reasons", stale},
-                     {"implausible", implausible ? nlohmann::json(*implausible) : nlohmann::json()}});
-    }
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    printJson(rows, context);
     return kExitOk;
   }
   if (a.csv) {
-    fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
-               "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
-               "sm_clock_mhz,low_clock,gpu_uuid,implausible\n");
-    for (const auto& [r, stale, implausible] : rows)
-      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
-                 r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
-                 csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
-                 r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
-                 r.minMs ? fmt::format("{}", *r.minMs) : "", r.spread ? fmt::format("{}", *r.spread) : "",
-                 r.reps ? std::to_string(*r.reps) : "", r.registers ? std::to_string(*r.registers) : "",
-                 r.staticSmemBytes ? std::to_string(*r.staticSmemBytes) : "",
-                 r.dynamicSmemBytes ? std::to_string(*r.dynamicSmemBytes) : "",
-                 r.spillStoreBytes ? std::to_string(*r.spillStoreBytes) : "",
-                 r.occupancy ? fmt::format("{}", *r.occupancy) : "", csvField(r.limiter), r.measuredAt,
-                 csvField(fmt::format("{}", fmt::join(stale, "; "))), r.smClockMHz ? std::to_string(*r.smClockMHz) : "",
-                 lowClock(r) ? 1 : 0, csvField(measuredOn(r)), implausible ? 1 : 0);
+    printCsv(rows, context);
     return kExitOk;
   }
   if (rows.empty()) {
     fmt::print(stderr, "gemmtune: no results match in {}\n", shown);
     return kExitFailure;
   }
-  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
-             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale");
-  for (const auto& [r, stale, implausible] : rows) {
-    std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
-                           ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
-                           : "-";
-    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n",
-               fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
-               r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
-               smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
-               orDash(r.smClockMHz, "{}") + (lowClock(r) ? " low" : ""), gpuColumn(r),
-               lastColumn(stale, implausible.has_value()));
-  }
+  printTable(rows, context);
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 #include <sstream>
 #include <csignal>
 #include <thread>
@@ -119,74 +120,66 @@ std::vector<const Family*> withParams(const std::vector<const Family*>& families
   return out;
 }
 
-int run(const TuneArgs& a, const CliContext& ctx) {
-  if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
-  // CLI11's PositiveNumber lets nan and inf through (every comparison with nan is false).
-  if (!std::isfinite(a.budget)) throw UsageError("--budget must be a finite number of seconds");
-  // Everything the user typed is checked before any GPU work.
-  TuneOptions options;
+// The problems to tune: --mnk, --shapes or --sizes.
+std::vector<GemmShape> sizesOf(const TuneArgs& a) {
   if (!a.mnk.empty()) {
     // One shape on demand, e.g. one whose untuned choice (`gemmtune query --mnk`) is poor.
     const db::ProblemKey p = serving::parseProblemSize(a.mnk);
-    options.sizes = {GemmShape{p.m, p.n, p.k}};
-  } else if (a.shapes.empty()) {
-    options.sizes = parseSizes(a.sizes);
-  } else {
-    // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
-    for (const WorkloadShape& w : readShapeFile(a.shapes)) options.sizes.push_back(w.shape);
+    return {GemmShape{p.m, p.n, p.k}};
   }
-  std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
-  options.families = withParams(parseFamilies(a.families), a.params, narrowed);
-  if (!a.shard.empty()) {
-    const ShardSpec shard = parseShard(a.shard);
-    const std::vector<WorkUnit> all = workUnits(options.sizes, options.families);
-    options.units = unitsOf(all, shard);
-    std::string mine;
-    for (const WorkUnit& u : *options.units) mine += fmt::format("{}{} {}", mine.empty() ? "" : ", ", u.shape.str(), u.family->name);
-    spdlog::info("shard {}: {} of {} units (size × family){}{}", shard.str(), options.units->size(), all.size(),
-                 mine.empty() ? "" : ": ", mine);
-    if (options.units->empty()) {
-      spdlog::warn("shard {} has no work: the sweep has {} unit(s) of size × family for {} shards", shard.str(),
-                   all.size(), shard.count);
-      return kExitOk;
-    }
-  }
-  options.resume = !a.fresh;
-  options.budgetSec = a.budget;
-  options.carry = a.carry;
-  options.strategy = a.strategy;
-  makeStrategy(a.strategy, {});  // an unknown name is a usage error before any GPU work
-  options.filter.prune = a.prune;
-  options.selfExe = "/proc/self/exe";  // the worker is this very binary
-  options.commandLine = ctx.commandLine;
-  auto dbPath = db::resolveDatabasePath(a.db);
+  if (a.shapes.empty()) return parseSizes(a.sizes);
+  // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
+  std::vector<GemmShape> sizes;
+  for (const WorkloadShape& w : readShapeFile(a.shapes)) sizes.push_back(w.shape);
+  return sizes;
+}
 
-  // A rehearsal without a GPU (CI tests of whole sweeps, e.g. examples/slurm): the GPU is an
-  // offline profile and the worker a simulator answering with computed times
-  // (tests/fake_worker table). Rows are keyed as on that GPU, so never use it on a real store.
+// --shard I/N: narrows `options` to the shard's units; false when the shard has none.
+bool takeShard(const std::string& spec, TuneOptions& options) {
+  const ShardSpec shard = parseShard(spec);
+  const std::vector<WorkUnit> all = workUnits(options.sizes, options.families);
+  options.units = unitsOf(all, shard);
+  std::string mine;
+  for (const WorkUnit& u : *options.units) mine += fmt::format("{}{} {}", mine.empty() ? "" : ", ", u.shape.str(), u.family->name);
+  spdlog::info("shard {}: {} of {} units (size × family){}{}", shard.str(), options.units->size(), all.size(),
+               mine.empty() ? "" : ": ", mine);
+  if (options.units->empty()) {
+    spdlog::warn("shard {} has no work: the sweep has {} unit(s) of size × family for {} shards", shard.str(),
+                 all.size(), shard.count);
+    return false;
+  }
+  return true;
+}
+
+// A rehearsal without a GPU (CI tests of whole sweeps, e.g. examples/slurm): the GPU is an
+// offline profile and the worker a simulator answering with computed times
+// (tests/fake_worker table). Rows are keyed as on that GPU, so never use it on a real store.
+// The simulated GPUs, or none when $GEMMTUNE_SIMULATED_GPU and _WORKER are not both set.
+std::optional<std::vector<GpuSpec>> simulatedGpus(TuneOptions& options) {
   const char* simulatedGpu = std::getenv("GEMMTUNE_SIMULATED_GPU");
   const char* simulatedWorker = std::getenv("GEMMTUNE_SIMULATED_WORKER");
-  const bool simulated = simulatedGpu && *simulatedGpu && simulatedWorker && *simulatedWorker;
-  if (simulated) {
-    std::vector<std::string> argv;
-    std::istringstream words(simulatedWorker);
-    for (std::string w; words >> w;) argv.push_back(w);
-    options.simulated = TuneOptions::SimulatedGpu{argv, 13000};
-    spdlog::warn("simulated GPU {} ($GEMMTUNE_SIMULATED_GPU): times are computed, not measured", simulatedGpu);
-  }
+  if (!(simulatedGpu && *simulatedGpu && simulatedWorker && *simulatedWorker)) return std::nullopt;
+  std::vector<std::string> argv;
+  std::istringstream words(simulatedWorker);
+  for (std::string w; words >> w;) argv.push_back(w);
+  options.simulated = TuneOptions::SimulatedGpu{argv, 13000};
+  spdlog::warn("simulated GPU {} ($GEMMTUNE_SIMULATED_GPU): times are computed, not measured", simulatedGpu);
+  // "h100,h100": a rehearsal of `--gpu all` on two GPUs of that profile.
   std::vector<GpuSpec> gpus;
-  if (simulated) {
-    // "h100,h100": a rehearsal of `--gpu all` on two GPUs of that profile.
-    std::istringstream profiles(simulatedGpu);
-    for (std::string p; std::getline(profiles, p, ',');) {
-      GpuSpec g = resolveGpu(p);
-      g.deviceIndex = static_cast<int>(gpus.size());
-      g.uuid = fmt::format("simulated-{}", gpus.size());
-      gpus.push_back(g);
-    }
-  } else {
-    gpus = resolveGpus(a.gpu);
+  std::istringstream profiles(simulatedGpu);
+  for (std::string p; std::getline(profiles, p, ',');) {
+    GpuSpec g = resolveGpu(p);
+    g.deviceIndex = static_cast<int>(gpus.size());
+    g.uuid = fmt::format("simulated-{}", gpus.size());
+    gpus.push_back(g);
   }
+  return gpus;
+}
+
+// The GPUs to tune on (--gpu, or the simulated ones), each checked to hold the largest problem.
+std::vector<GpuSpec> gpusToTune(const std::string& selector, TuneOptions& options) {
+  auto simulated = simulatedGpus(options);
+  std::vector<GpuSpec> gpus = simulated ? std::move(*simulated) : resolveGpus(selector);
   for (const auto& g : gpus) {
     if (g.deviceIndex < 0 && !simulated)
       throw UsageError(fmt::format("cannot tune the offline profile '{}': tuning runs on the GPU itself "
@@ -194,14 +187,12 @@ int run(const TuneArgs& a, const CliContext& ctx) {
                                    g.profile, g.profile));
     checkFits(options.sizes, g.totalMemBytes, g.name);
   }
-  const std::string store = dbPath.string();
-  db::openStore(store, {db::OpenMode::ReadWrite});  // a bad store fails now, not mid-run
+  return gpus;
+}
 
-  std::signal(SIGINT, onSignal);
-  std::signal(SIGTERM, onSignal);
-
-  // Identical GPUs share one engine and split its candidates (their results are interchangeable);
-  // different ones are tuned side by side, each by its own engine. One compiler serves them all.
+// Identical GPUs share one engine and split its candidates (their results are interchangeable);
+// different ones are tuned side by side, each by its own engine.
+std::vector<std::vector<GpuSpec>> groupIdentical(const std::vector<GpuSpec>& gpus) {
   std::vector<std::vector<GpuSpec>> groups;
   for (auto& g : gpus) {
     auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<GpuSpec>& group) {
@@ -210,6 +201,12 @@ int run(const TuneArgs& a, const CliContext& ctx) {
     if (same == groups.end()) groups.push_back({g});
     else same->push_back(g);
   }
+  return groups;
+}
+
+// One engine per group, each in its own thread when there are several. One compiler serves them all.
+std::vector<GpuOutcome> tuneGroups(const std::vector<std::vector<GpuSpec>>& groups, const std::string& store,
+                                   const TuneOptions& options, const CliContext& ctx) {
   Compiler compiler(ctx.compilerOptions());
   ProgressLine progress(spdlog::get_level() <= spdlog::level::info);
   std::vector<GpuOutcome> outcomes(groups.size());
@@ -234,7 +231,37 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   progress.clear();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  return outcomes;
+}
 
+int run(const TuneArgs& a, const CliContext& ctx) {
+  if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
+  // CLI11's PositiveNumber lets nan and inf through (every comparison with nan is false).
+  if (!std::isfinite(a.budget)) throw UsageError("--budget must be a finite number of seconds");
+  // Everything the user typed is checked before any GPU work.
+  TuneOptions options;
+  options.sizes = sizesOf(a);
+  std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
+  options.families = withParams(parseFamilies(a.families), a.params, narrowed);
+  if (!a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
+  options.resume = !a.fresh;
+  options.budgetSec = a.budget;
+  options.carry = a.carry;
+  options.strategy = a.strategy;
+  makeStrategy(a.strategy, {});  // an unknown name is a usage error before any GPU work
+  options.filter.prune = a.prune;
+  options.selfExe = "/proc/self/exe";  // the worker is this very binary
+  options.commandLine = ctx.commandLine;
+  auto dbPath = db::resolveDatabasePath(a.db);
+
+  const std::vector<GpuSpec> gpus = gpusToTune(a.gpu, options);
+  const std::string store = dbPath.string();
+  db::openStore(store, {db::OpenMode::ReadWrite});  // a bad store fails now, not mid-run
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+
+  const std::vector<GpuOutcome> outcomes = tuneGroups(groupIdentical(gpus), store, options, ctx);
   if (a.json) fmt::print("{}\n", tuneJson(outcomes).dump(2));
   else fmt::print("{}", formatTuneTable(outcomes));
   if (gSignal) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <system_error>
 
 #include "CliContext.hpp"
@@ -48,24 +49,14 @@ int checkedStdout(int code) {
   return code == kExitOk || code == kExitFailure ? kExitIoError : code;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"gemmtune: find the fastest SGEMM kernel configuration for your GPU and sizes.\n"
-               "Kernel templates are instantiated per configuration, compiled with NVRTC, filtered by\n"
-               "the GPU's limits, verified against cuBLAS, timed, and the best kept in SQLite.",
-               "gemmtune"};
-  app.require_subcommand(1);
-  app.fallthrough();  // global options may follow the subcommand
-  // The NVRTC in use too: which one compiles the kernels changes their speed (NvrtcLibrary).
-  app.set_version_flag("--version", [] { return "gemmtune 0.1.0\n" + NvrtcLibrary::describeInUse(); });
-
-  cli::CliContext ctx;
-  ctx.self = argv[0];
-  for (int i = 0; i < argc; ++i) ctx.commandLine += (i ? " " : "") + std::string(argv[i]);
+// The options every command takes, before or after its name.
+struct GlobalFlags {
   bool verbose = false, quiet = false;
-  app.add_flag("-v,--verbose", verbose, "Log debug details to stderr");
-  app.add_flag("-q,--quiet", quiet, "Log only warnings and errors");
+};
+
+void addGlobalOptions(CLI::App& app, cli::CliContext& ctx, GlobalFlags& flags) {
+  app.add_flag("-v,--verbose", flags.verbose, "Log debug details to stderr");
+  app.add_flag("-q,--quiet", flags.quiet, "Log only warnings and errors");
   app.add_option("--templates-dir", ctx.templatesDir, "Read kernel templates from DIR instead of the embedded copies")
       ->check(CLI::ExistingDirectory)->type_name("DIR");
   app.add_option("--cache-dir", ctx.cacheDir, "Compile cache directory (default $XDG_CACHE_HOME/gemmtune)")
@@ -73,7 +64,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cache", ctx.noCache, "Do not read or write the compile cache");
   app.add_option("-j,--jobs", ctx.jobs, "Parallel NVRTC compiles (default: hardware threads)")
       ->check(CLI::Range(1, 1024));
+}
 
+// Adds every subcommand; returns what each one runs.
+std::map<CLI::App*, cli::Action> addCommands(CLI::App& app, cli::CliContext& ctx) {
   std::map<CLI::App*, cli::Action> actions;
   auto reg = [&](cli::Action (*add)(CLI::App&, cli::CliContext&)) {
     size_t before = app.get_subcommands({}).size();
@@ -92,21 +86,28 @@ int main(int argc, char** argv) {
   reg(cli::addReportCommand);
   reg(cli::addWorkerCommand);
   reg(cli::addCompileUnitCommand);
+  return actions;
+}
 
-  // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
+// CLI11 would report an unknown command as "a subcommand is required"; name it instead.
+// True when it was reported.
+bool reportedUnknownCommand(CLI::App& app, int argc, char** argv) {
   auto isCommand = [&](const char* word) {
     for (auto* sub : app.get_subcommands({}))
       if (sub->check_name(word)) return true;
     return false;
   };
-  if (argc > 1 && argv[1][0] != '-' && !isCommand(argv[1])) {
-    std::string names;
-    for (auto* sub : app.get_subcommands({}))
-      if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
-    std::fprintf(stderr, "gemmtune: error: unknown command %s (choose from: %s)\n", quoteInput(argv[1]).c_str(),
-                 names.c_str());
-    return kExitUsage;
-  }
+  if (argc <= 1 || argv[1][0] == '-' || isCommand(argv[1])) return false;
+  std::string names;
+  for (auto* sub : app.get_subcommands({}))
+    if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
+  std::fprintf(stderr, "gemmtune: error: unknown command %s (choose from: %s)\n", quoteInput(argv[1]).c_str(),
+               names.c_str());
+  return true;
+}
+
+// The exit code when parsing ends the program (help, version, a usage error), else nothing.
+std::optional<int> parseArguments(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -119,9 +120,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gemmtune: error: %s (see gemmtune --help)\n", shortened(e.what()).c_str());
     return kExitUsage;
   }
+  return std::nullopt;
+}
 
-  setupLogging(verbose ? 1 : quiet ? -1 : 0);
-  serving::setAutoGpuDetector([](std::string_view selector) { return resolveGpu(selector); });
+// Runs the chosen command; its errors become one logged line and their exit code.
+int runCommand(const CLI::App& app, const std::map<CLI::App*, cli::Action>& actions) {
   int code = kExitUsage;
   try {
     for (auto* sub : app.get_subcommands())
@@ -140,5 +143,31 @@ int main(int argc, char** argv) {
     spdlog::error("{}", escapedControls(e.what()));
     code = kExitFailure;
   }
-  return checkedStdout(code);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gemmtune: find the fastest SGEMM kernel configuration for your GPU and sizes.\n"
+               "Kernel templates are instantiated per configuration, compiled with NVRTC, filtered by\n"
+               "the GPU's limits, verified against cuBLAS, timed, and the best kept in SQLite.",
+               "gemmtune"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+  // The NVRTC in use too: which one compiles the kernels changes their speed (NvrtcLibrary).
+  app.set_version_flag("--version", [] { return "gemmtune 0.1.0\n" + NvrtcLibrary::describeInUse(); });
+
+  cli::CliContext ctx;
+  ctx.self = argv[0];
+  for (int i = 0; i < argc; ++i) ctx.commandLine += (i ? " " : "") + std::string(argv[i]);
+  GlobalFlags flags;
+  addGlobalOptions(app, ctx, flags);
+  const std::map<CLI::App*, cli::Action> actions = addCommands(app, ctx);
+  if (reportedUnknownCommand(app, argc, argv)) return kExitUsage;
+  if (auto code = parseArguments(app, argc, argv)) return *code;
+
+  setupLogging(flags.verbose ? 1 : flags.quiet ? -1 : 0);
+  serving::setAutoGpuDetector([](std::string_view selector) { return resolveGpu(selector); });
+  return checkedStdout(runCommand(app, actions));
 }

@@ -228,9 +228,8 @@ ProblemKey readProblem(const Reader& r) {
   return p;
 }
 
-}  // namespace
-
-ExchangeFile parseExchange(const std::string& text, const std::string& source) {
+// The document, its format and version checked.
+json parseDocument(const std::string& text, const std::string& source) {
   json doc;
   std::string lastKey;
   try {
@@ -255,8 +254,10 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
   if (version > kExchangeVersion)
     throw DataError(fmt::format("{}: format version {} is newer than this gemmtune reads ({}); upgrade gemmtune",
                                 source, version, kExchangeVersion));
+  return doc;
+}
 
-  ExchangeFile out;
+void readGpus(const json& doc, const std::string& source, ExchangeFile& out) {
   const json& gpus = arrayField(doc, "gpus", source);
   for (size_t i = 0; i < gpus.size(); ++i) {
     Reader r(gpus[i], fmt::format("gpus[{}]", i), source);
@@ -271,7 +272,10 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
       r.fail("fingerprint", "does not match the GPU's fields (edited or damaged file)");
     out.gpus.emplace(stated, std::move(g));
   }
+}
 
+// After readGpus(): each run names one of the file's GPUs.
+void readRuns(const json& doc, const std::string& source, ExchangeFile& out) {
   const json& runs = arrayField(doc, "runs", source);
   for (size_t i = 0; i < runs.size(); ++i) {
     Reader r(runs[i], fmt::format("runs[{}]", i), source);
@@ -293,42 +297,44 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
     if (!out.runGpu.emplace(run.uid, gpu).second) r.fail("uid", "appears twice");
     out.runs.push_back(std::move(run));
   }
+}
 
-  const json& results = arrayField(doc, "results", source);
-  for (size_t i = 0; i < results.size(); ++i) {
-    Reader r(results[i], fmt::format("results[{}]", i), source);
-    ExchangeFile::Result res;
-    res.runUid = r.text("run");
-    auto run = out.runGpu.find(res.runUid);
-    if (run == out.runGpu.end()) r.fail("run", "names no run listed under \"runs\"");
-    ResultRecord& rec = res.record;
-    rec.key.gpuFingerprint = r.text("gpu");
-    if (rec.key.gpuFingerprint != run->second) r.fail("gpu", "differs from the GPU of its run");
-    for (const auto& [field, member] : kKeyTexts) rec.key.*member = r.text(field);
-    rec.key.driverVersion = r.int32("driver_version", 0);
-    rec.key.problem = readProblem(r);
-    for (const auto& [field, member] : kResultTexts) rec.*member = r.text(field);
-    for (const auto& [field, member] : kResultReals) rec.*member = r.optionalReal(field);
-    for (const auto& [field, member] : kResultInts) rec.*member = r.optionalInt(field);
-    rec.partial = r.boolean("partial");
-    const json& params = r.at("params");
-    if (std::string why = paramsProblem(params); !why.empty()) r.fail("params", why);
-    rec.params = params.dump();
-    rec.measuredAt = r.timestamp("measured_at");
-    if (!r.absent("cubin_base64")) {
-      auto cubin = fromBase64(r.text("cubin_base64"));
-      if (!cubin) r.fail("cubin_base64", "is not base64");
-      rec.cubin = std::move(*cubin);
-    }
-    if (r.text("cache_key") != rec.key.hash()) r.fail("cache_key", "does not match the result's fields (edited or damaged file)");
-    try {
-      validateResult(rec);
-    } catch (const DataError& e) {
-      r.fail("", e.what());
-    }
-    out.results.push_back(std::move(res));
+// One result, which must name a run of the file (`runGpu`) and that run's GPU.
+ExchangeFile::Result readResult(const Reader& r, const std::map<std::string, std::string>& runGpu) {
+  ExchangeFile::Result res;
+  res.runUid = r.text("run");
+  auto run = runGpu.find(res.runUid);
+  if (run == runGpu.end()) r.fail("run", "names no run listed under \"runs\"");
+  ResultRecord& rec = res.record;
+  rec.key.gpuFingerprint = r.text("gpu");
+  if (rec.key.gpuFingerprint != run->second) r.fail("gpu", "differs from the GPU of its run");
+  for (const auto& [field, member] : kKeyTexts) rec.key.*member = r.text(field);
+  rec.key.driverVersion = r.int32("driver_version", 0);
+  rec.key.problem = readProblem(r);
+  for (const auto& [field, member] : kResultTexts) rec.*member = r.text(field);
+  for (const auto& [field, member] : kResultReals) rec.*member = r.optionalReal(field);
+  for (const auto& [field, member] : kResultInts) rec.*member = r.optionalInt(field);
+  rec.partial = r.boolean("partial");
+  const json& params = r.at("params");
+  if (std::string why = paramsProblem(params); !why.empty()) r.fail("params", why);
+  rec.params = params.dump();
+  rec.measuredAt = r.timestamp("measured_at");
+  if (!r.absent("cubin_base64")) {
+    auto cubin = fromBase64(r.text("cubin_base64"));
+    if (!cubin) r.fail("cubin_base64", "is not base64");
+    rec.cubin = std::move(*cubin);
   }
+  if (r.text("cache_key") != rec.key.hash()) r.fail("cache_key", "does not match the result's fields (edited or damaged file)");
+  try {
+    validateResult(rec);
+  } catch (const DataError& e) {
+    r.fail("", e.what());
+  }
+  return res;
+}
 
+// After readRuns(): each baseline names one of the file's runs.
+void readBaselines(const json& doc, const std::string& source, ExchangeFile& out) {
   const json& baselines = arrayField(doc, "baselines", source);
   for (size_t i = 0; i < baselines.size(); ++i) {
     Reader r(baselines[i], fmt::format("baselines[{}]", i), source);
@@ -347,6 +353,19 @@ ExchangeFile parseExchange(const std::string& text, const std::string& source) {
     b.record.measuredAt = r.timestamp("measured_at");
     out.baselines.push_back(std::move(b));
   }
+}
+
+}  // namespace
+
+ExchangeFile parseExchange(const std::string& text, const std::string& source) {
+  const json doc = parseDocument(text, source);
+  ExchangeFile out;
+  readGpus(doc, source, out);
+  readRuns(doc, source, out);
+  const json& results = arrayField(doc, "results", source);
+  for (size_t i = 0; i < results.size(); ++i)
+    out.results.push_back(readResult(Reader(results[i], fmt::format("results[{}]", i), source), out.runGpu));
+  readBaselines(doc, source, out);
   return out;
 }
 

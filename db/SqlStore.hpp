@@ -1,7 +1,8 @@
 // SqlStore: the one implementation of ResultStore in SQL, over a connection type — db::Database
 // (SQLite, with db::Transaction) or db::PgConnection (PostgreSQL, with db::PgTransaction). Both
 // speak the same SQL (`?` parameters, ON CONFLICT upserts, RETURNING), so each query is written
-// once. The definitions live in SqlStoreImpl.hpp, instantiated in SqliteStore.cpp and PgStore.cpp.
+// once. The definitions live in SqlStoreImpl.hpp (and the headers it includes, one per job),
+// instantiated in SqliteStore.cpp and PgStore.cpp.
 //
 // A connection that can reconnect (PostgreSQL) and loses its server mid-call is re-established
 // once and the whole call — its own transaction — is run again. Every write is idempotent

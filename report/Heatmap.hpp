@@ -36,6 +36,11 @@ class Heatmap {
   std::string render() const;
 
  private:
+  struct Scale;  // the value range the colours span
+  std::string renderLabels(double gridW, double gridH) const;
+  std::string renderCell(size_t row, size_t col, const Scale& scale) const;
+  std::string renderLegend(double x, const Scale& scale) const;
+
   std::string title_, rowAxis_, colAxis_, valueName_ = "value", idPrefix_ = "heat", caption_;
   std::vector<std::string> rows_, cols_;
   std::vector<HeatCell> cells_;

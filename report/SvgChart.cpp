@@ -65,10 +65,22 @@ std::string SvgChart::render() const {
       "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
       "<text class=\"chart-title\" x=\"{3}\" y=\"24\" font-size=\"16\" font-weight=\"600\">{2}</text>\n",
       width_, height_, escape(title_), num(left_));
+  s += renderAxes();
+  for (const auto& r : refs_) s += renderReference(r);
+  for (const auto& ser : series_) s += renderSeries(ser);
+  s += renderLegend();
+  if (!caption_.empty())
+    s += fmt::format("<text class=\"caption\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#666666\">{}</text>\n",
+                     num(left_), num(height_ - 6), escape(caption_));
+  s += "</svg>\n";
+  return s;
+}
+
+std::string SvgChart::renderAxes() const {
   double x0 = left_, x1 = width_ - right_, y0 = height_ - bottom_, y1 = top_;
 
   // Grid and y ticks.
-  s += "<g class=\"y-axis\" font-size=\"12\" fill=\"#444444\">\n";
+  std::string s = "<g class=\"y-axis\" font-size=\"12\" fill=\"#444444\">\n";
   for (const auto& t : y_.ticks) {
     if (t.value < y_.min || t.value > y_.max) continue;
     double y = py(t.value);
@@ -100,53 +112,50 @@ std::string SvgChart::render() const {
       "font-size=\"13\">{8}</text>\n",
       num(x0), num(y1), num(y0), num(x1), num((x0 + x1) / 2), num(height_ - 22), escape(x_.title), num((y0 + y1) / 2),
       escape(y_.title));
-
-  for (const auto& r : refs_) {
-    double y = py(std::clamp(r.y, y_.min, y_.max));
-    s += fmt::format("<g class=\"ref\" data-ref=\"{}\" data-value=\"{}\">\n<title>{}</title>\n", escape(r.name),
-                     num(r.y, 3), escape(r.tooltip.empty() ? r.label : r.tooltip));
-    s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", num(x0),
-                     num(y), num(x1), num(y), escape(r.color), r.dashed ? " stroke-dasharray=\"8 5\"" : "");
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\" fill=\"{}\">{}</text>\n</g>\n",
-                     num(x1 - 4), num(y - 6), escape(r.color), escape(r.label));
-  }
-
-  for (const auto& ser : series_) {
-    s += fmt::format("<g class=\"series\" data-series=\"{}\">\n", escape(ser.name));
-    if (ser.line) {
-      // One polyline per unbroken run of points.
-      std::string pts;
-      auto flush = [&] {
-        if (pts.find(' ') != std::string::npos)
-          s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n", pts,
-                           escape(ser.color), ser.dashed ? " stroke-dasharray=\"7 4\"" : "");
-        pts.clear();
-      };
-      for (const auto& p : ser.points) {
-        if (std::isnan(p.y)) {
-          flush();
-          continue;
-        }
-        pts += fmt::format("{}{},{}", pts.empty() ? "" : " ", num(px(p.x)), num(py(p.y)));
-      }
-      flush();
-    }
-    if (ser.markers)
-      for (const auto& p : ser.points) {
-        if (std::isnan(p.y)) continue;
-        s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"#ffffff\" "
-                         "stroke-width=\"1\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
-                         num(px(p.x)), num(py(p.y)), ser.line ? 4.5 : 5, escape(ser.color), num(ser.opacity),
-                         num(p.x, 4), num(p.y, 4), escape(p.tooltip));
-      }
-    s += "</g>\n";
-  }
-  s += renderLegend();
-  if (!caption_.empty())
-    s += fmt::format("<text class=\"caption\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#666666\">{}</text>\n",
-                     num(left_), num(height_ - 6), escape(caption_));
-  s += "</svg>\n";
   return s;
+}
+
+std::string SvgChart::renderReference(const ReferenceLine& r) const {
+  double x0 = left_, x1 = width_ - right_;
+  double y = py(std::clamp(r.y, y_.min, y_.max));
+  std::string s = fmt::format("<g class=\"ref\" data-ref=\"{}\" data-value=\"{}\">\n<title>{}</title>\n",
+                              escape(r.name), num(r.y, 3), escape(r.tooltip.empty() ? r.label : r.tooltip));
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", num(x0),
+                   num(y), num(x1), num(y), escape(r.color), r.dashed ? " stroke-dasharray=\"8 5\"" : "");
+  s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\" fill=\"{}\">{}</text>\n</g>\n",
+                   num(x1 - 4), num(y - 6), escape(r.color), escape(r.label));
+  return s;
+}
+
+std::string SvgChart::renderSeries(const Series& ser) const {
+  std::string s = fmt::format("<g class=\"series\" data-series=\"{}\">\n", escape(ser.name));
+  if (ser.line) {
+    // One polyline per unbroken run of points.
+    std::string pts;
+    auto flush = [&] {
+      if (pts.find(' ') != std::string::npos)
+        s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n", pts,
+                         escape(ser.color), ser.dashed ? " stroke-dasharray=\"7 4\"" : "");
+      pts.clear();
+    };
+    for (const auto& p : ser.points) {
+      if (std::isnan(p.y)) {
+        flush();
+        continue;
+      }
+      pts += fmt::format("{}{},{}", pts.empty() ? "" : " ", num(px(p.x)), num(py(p.y)));
+    }
+    flush();
+  }
+  if (ser.markers)
+    for (const auto& p : ser.points) {
+      if (std::isnan(p.y)) continue;
+      s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"#ffffff\" "
+                       "stroke-width=\"1\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
+                       num(px(p.x)), num(py(p.y)), ser.line ? 4.5 : 5, escape(ser.color), num(ser.opacity),
+                       num(p.x, 4), num(p.y, 4), escape(p.tooltip));
+    }
+  return s + "</g>\n";
 }
 
 std::string SvgChart::renderLegend() const {

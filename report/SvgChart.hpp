@@ -70,6 +70,9 @@ class SvgChart {
  private:
   double px(double x) const;
   double py(double y) const;
+  std::string renderAxes() const;  // grid, ticks, frame and axis titles
+  std::string renderReference(const ReferenceLine& line) const;
+  std::string renderSeries(const Series& series) const;
   std::string renderLegend() const;
 
   int width_, height_;

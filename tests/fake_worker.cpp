@@ -19,8 +19,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "worker/WorkerWire.hpp"
 
@@ -107,6 +110,97 @@ CandidateResult okResult() {
   return r;
 }
 
+// The launch of a "run" request: blocks in the grid and threads per block.
+std::pair<long long, long long> launchSize(const nlohmann::json& candidate) {
+  const auto& launch = candidate.at("plan").at("launches").at(0);
+  auto volume = [](const nlohmann::json& d) { return d.at(0).get<long long>() * d.at(1).get<long long>() * d.at(2).get<long long>(); };
+  return {volume(launch.at("grid")), volume(launch.at("block"))};
+}
+
+// STATE_DIR/noise holding F: each timing is off by up to ±F (a fraction), differently on
+// each call, as a real GPU's are: re-timing can reorder near-equal configurations.
+void addNoise(CandidateResult& r, const std::string& op, const std::string& instance) {
+  double noise = 0;
+  std::ifstream(stateDir + "/noise") >> noise;
+  if (noise > 0) {
+    const std::string key = instance + " " + std::to_string(problem.M) + " " + std::to_string(count(op + " "));
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    r.medianMs = r.minMs = r.medianMs * (1 + noise * (static_cast<double>(h % 2001) / 1000.0 - 1));
+  }
+}
+
+// STATE_DIR/sick-after and STATE_DIR/kill-at: the GPU falls sick, or the worker is killed, at
+// this timing.
+void failAtThisTiming(const std::string& op) {
+  if (op == "run" && sickAfter() > 0 && count("run ") + 1 >= sickAfter()) {
+    std::ofstream(stateDir + "/sick") << "sick\n";
+    ::abort();
+  }
+  int killAt = 0;
+  std::ifstream(stateDir + "/kill-at") >> killAt;
+  if (op == "run" && killAt > 0 && count("run ") + 1 == killAt && count("killed") == 0) {
+    note("killed");
+    ::kill(::getpid(), SIGKILL);
+  }
+}
+
+// Modes `table` and `cold-table`: a "run" or "cublas" request answered with a simulated time.
+void answerFromTable(const std::string& op, const nlohmann::json& req) {
+  CandidateResult r = okResult();
+  static std::set<std::string> timedOnce;
+  const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>() : "cublas";
+  long long blocks = 0, threads = 0;
+  if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
+    // As the real worker: a cubin with no kernel named cannot be loaded.
+    CandidateResult refused;
+    refused.status = "launch_error";
+    refused.detail = "no kernel named to load";
+    note("refused " + instance);
+    reply(wire::resultReply(refused, false));
+    return;
+  }
+  if (op == "run") std::tie(blocks, threads) = launchSize(req.at("candidate"));
+  r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.5);
+  r.reps = 10;
+  r.smClockMHz = 1980;
+  addNoise(r, op, instance);
+  if (mode == "cold-table" && op == "run" && timedOnce.insert(instance + std::to_string(problem.M)).second) {
+    r.smClockMHz = 345;
+    r.medianMs = r.minMs = r.medianMs * 1980 / 345;
+  }
+  failAtThisTiming(op);
+  note(op + " " + instance + " " + std::to_string(problem.M));
+  reply(wire::resultReply(r, false));
+}
+
+// The misbehaving modes: a "run" or "cublas" request. Returns the exit code when the worker ends.
+std::optional<int> answerRun() {
+  if (mode == "crash-on-run" || mode == "crash-then-sick") ::abort();
+  if (mode == "hang-on-run") hangWithGrandchild();
+  if (mode == "garbage-on-run") {
+    send(std::string("\xff\xff\xff\xff garbage", 12));
+    for (;;) ::pause();
+  }
+  if (mode == "noncbor-on-run") {
+    send(std::string("\x03\x00\x00\x00\xff\xfe\xfd", 7));
+    for (;;) ::pause();
+  }
+  if (mode == "fault-on-run") {
+    CandidateResult r;
+    r.status = "runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS";
+    r.detail = "cuStreamSynchronize: an illegal memory access was encountered";
+    reply(wire::resultReply(r, true));
+    return 3;
+  }
+  if (mode == "refuse-run") {
+    reply(wire::errorReply("no problem set: send a problem before candidates or cuBLAS timings", 2));
+    return std::nullopt;
+  }
+  reply(wire::resultReply(okResult(), false));
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,79 +243,11 @@ int main(int argc, char** argv) {
       continue;
     }
     if (mode == "table" || mode == "cold-table") {
-      CandidateResult r = okResult();
-      static std::set<std::string> timedOnce;
-      const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>() : "cublas";
-      long long blocks = 0, threads = 0;
-      if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
-        // As the real worker: a cubin with no kernel named cannot be loaded.
-        CandidateResult refused;
-        refused.status = "launch_error";
-        refused.detail = "no kernel named to load";
-        note("refused " + instance);
-        reply(wire::resultReply(refused, false));
-        continue;
-      }
-      if (op == "run") {
-        const auto& launch = req.at("candidate").at("plan").at("launches").at(0);
-        auto volume = [](const nlohmann::json& d) { return d.at(0).get<long long>() * d.at(1).get<long long>() * d.at(2).get<long long>(); };
-        blocks = volume(launch.at("grid"));
-        threads = volume(launch.at("block"));
-      }
-      r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.5);
-      r.reps = 10;
-      r.smClockMHz = 1980;
-      // STATE_DIR/noise holding F: each timing is off by up to ±F (a fraction), differently on
-      // each call, as a real GPU's are: re-timing can reorder near-equal configurations.
-      double noise = 0;
-      std::ifstream(stateDir + "/noise") >> noise;
-      if (noise > 0) {
-        const std::string key = instance + " " + std::to_string(problem.M) + " " + std::to_string(count(op + " "));
-        std::uint64_t h = 1469598103934665603ull;
-        for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-        r.medianMs = r.minMs = r.medianMs * (1 + noise * (static_cast<double>(h % 2001) / 1000.0 - 1));
-      }
-      if (mode == "cold-table" && op == "run" && timedOnce.insert(instance + std::to_string(problem.M)).second) {
-        r.smClockMHz = 345;
-        r.medianMs = r.minMs = r.medianMs * 1980 / 345;
-      }
-      if (op == "run" && sickAfter() > 0 && count("run ") + 1 >= sickAfter()) {
-        std::ofstream(stateDir + "/sick") << "sick\n";
-        ::abort();
-      }
-      int killAt = 0;
-      std::ifstream(stateDir + "/kill-at") >> killAt;
-      if (op == "run" && killAt > 0 && count("run ") + 1 == killAt && count("killed") == 0) {
-        note("killed");
-        ::kill(::getpid(), SIGKILL);
-      }
-      note(op + " " + instance + " " + std::to_string(problem.M));
-      reply(wire::resultReply(r, false));
+      answerFromTable(op, req);
       continue;
     }
     // run / cublas
-    if (mode == "crash-on-run" || mode == "crash-then-sick") ::abort();
-    if (mode == "hang-on-run") hangWithGrandchild();
-    if (mode == "garbage-on-run") {
-      send(std::string("\xff\xff\xff\xff garbage", 12));
-      for (;;) ::pause();
-    }
-    if (mode == "noncbor-on-run") {
-      send(std::string("\x03\x00\x00\x00\xff\xfe\xfd", 7));
-      for (;;) ::pause();
-    }
-    if (mode == "fault-on-run") {
-      CandidateResult r;
-      r.status = "runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS";
-      r.detail = "cuStreamSynchronize: an illegal memory access was encountered";
-      reply(wire::resultReply(r, true));
-      return 3;
-    }
-    if (mode == "refuse-run") {
-      reply(wire::errorReply("no problem set: send a problem before candidates or cuBLAS timings", 2));
-      continue;
-    }
-    reply(wire::resultReply(okResult(), false));
+    if (auto code = answerRun()) return *code;
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 // for the XML the page is made of.
 #pragma once
 
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -121,20 +122,48 @@ inline void writeReportFixture(const std::filesystem::path& path, const GpuSpec&
 
 // Strict XML well-formedness: balanced tags, quoted attributes without duplicates, only the
 // predefined and numeric entities, no stray '<' or '&'. A leading <!DOCTYPE ...> is skipped.
-// Returns an empty string when well-formed, else what is wrong and where.
-inline std::string xmlProblem(const std::string& s) {
-  size_t i = 0;
-  std::vector<std::string> open;
-  int roots = 0;
-  auto isNameStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':'; };
-  auto isNameChar = [&](char c) {
+class XmlChecker {
+ public:
+  explicit XmlChecker(const std::string& s) : s_(s) {}
+
+  // An empty string when well-formed, else what is wrong and where.
+  std::string problem() {
+    skipSpace();
+    if (s_.compare(i_, 9, "<!DOCTYPE") == 0) {
+      i_ = s_.find('>', i_);
+      if (i_ == std::string::npos) return "unterminated DOCTYPE";
+      ++i_;
+    }
+    while (i_ < s_.size()) {
+      char c = s_[i_];
+      if (c == '&') {
+        if (!entityOk(i_)) return "bad entity" + where(i_);
+        ++i_;
+        continue;
+      }
+      if (c != '<') {
+        if (open_.empty() && !std::isspace(static_cast<unsigned char>(c))) return "text outside the root" + where(i_);
+        ++i_;
+        continue;
+      }
+      if (std::string why = markup(); !why.empty()) return why;
+    }
+    if (!open_.empty()) return "unclosed <" + open_.back() + ">";
+    if (roots_ == 0) return "no element";
+    return {};
+  }
+
+ private:
+  static bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':'; }
+  static bool isNameChar(char c) {
     return isNameStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
-  };
-  auto where = [&](size_t at) { return " at offset " + std::to_string(at) + ": '" + s.substr(at, 40) + "'"; };
-  auto entityOk = [&](size_t at) -> bool {  // s[at] == '&'
-    size_t semi = s.find(';', at);
+  }
+  std::string where(size_t at) const { return " at offset " + std::to_string(at) + ": '" + s_.substr(at, 40) + "'"; }
+
+  bool entityOk(size_t at) const {  // s_[at] == '&'
+    size_t semi = s_.find(';', at);
     if (semi == std::string::npos || semi - at > 10) return false;
-    std::string e = s.substr(at + 1, semi - at - 1);
+    std::string e = s_.substr(at + 1, semi - at - 1);
     static const std::set<std::string> named{"amp", "lt", "gt", "quot", "apos"};
     if (named.count(e)) return true;
     if (e.size() > 1 && e[0] == '#') {
@@ -147,88 +176,99 @@ inline std::string xmlProblem(const std::string& s) {
       return true;
     }
     return false;
-  };
-  auto skipSpace = [&] {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  };
-  skipSpace();
-  if (s.compare(i, 9, "<!DOCTYPE") == 0) {
-    i = s.find('>', i);
-    if (i == std::string::npos) return "unterminated DOCTYPE";
-    ++i;
   }
-  while (i < s.size()) {
-    char c = s[i];
-    if (c == '&') {
-      if (!entityOk(i)) return "bad entity" + where(i);
-      ++i;
-      continue;
+
+  void skipSpace() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+
+  std::string readName() {
+    size_t n0 = i_;
+    while (i_ < s_.size() && isNameChar(s_[i_])) ++i_;
+    return s_.substr(n0, i_ - n0);
+  }
+
+  // At a '<': a comment, a closing tag or a start tag.
+  std::string markup() {
+    if (s_.compare(i_, 4, "<!--") == 0) {
+      size_t end = s_.find("-->", i_);
+      if (end == std::string::npos) return "unterminated comment" + where(i_);
+      i_ = end + 3;
+      return {};
     }
-    if (c != '<') {
-      if (open.empty() && !std::isspace(static_cast<unsigned char>(c))) return "text outside the root" + where(i);
-      ++i;
-      continue;
+    size_t start = i_++;
+    bool closing = i_ < s_.size() && s_[i_] == '/';
+    if (closing) ++i_;
+    if (i_ >= s_.size() || !isNameStart(s_[i_])) return "bad tag name" + where(start);
+    std::string name = readName();
+    return closing ? closingTag(start, name) : startTag(start, name);
+  }
+
+  std::string closingTag(size_t start, const std::string& name) {
+    skipSpace();
+    if (i_ >= s_.size() || s_[i_] != '>') return "bad closing tag" + where(start);
+    ++i_;
+    if (open_.empty() || open_.back() != name)
+      return "closing </" + name + "> does not match <" + (open_.empty() ? "" : open_.back()) + ">" + where(start);
+    open_.pop_back();
+    return {};
+  }
+
+  std::string startTag(size_t start, const std::string& name) {
+    if (std::string why = attributes(start); !why.empty()) return why;
+    if (open_.empty() && ++roots_ > 1) return "second root element" + where(start);
+    if (s_[i_] == '/') {
+      i_ += 2;
+    } else {
+      ++i_;
+      open_.push_back(name);
     }
-    if (s.compare(i, 4, "<!--") == 0) {
-      size_t end = s.find("-->", i);
-      if (end == std::string::npos) return "unterminated comment" + where(i);
-      i = end + 3;
-      continue;
-    }
-    size_t start = i++;
-    bool closing = i < s.size() && s[i] == '/';
-    if (closing) ++i;
-    if (i >= s.size() || !isNameStart(s[i])) return "bad tag name" + where(start);
-    size_t n0 = i;
-    while (i < s.size() && isNameChar(s[i])) ++i;
-    std::string name = s.substr(n0, i - n0);
-    if (closing) {
-      skipSpace();
-      if (i >= s.size() || s[i] != '>') return "bad closing tag" + where(start);
-      ++i;
-      if (open.empty() || open.back() != name)
-        return "closing </" + name + "> does not match <" + (open.empty() ? "" : open.back()) + ">" + where(start);
-      open.pop_back();
-      continue;
-    }
+    return {};
+  }
+
+  // The attributes of the start tag at `start`, up to its '>' or '/>'.
+  std::string attributes(size_t start) {
     std::set<std::string> attrs;
     while (true) {
-      size_t before = i;
+      size_t before = i_;
       skipSpace();
-      if (i >= s.size()) return "unterminated tag" + where(start);
-      if (s[i] == '>' || s.compare(i, 2, "/>") == 0) break;
-      if (i == before) return "attributes need white space between them" + where(i);
-      if (!isNameStart(s[i])) return "bad attribute name" + where(i);
-      size_t a0 = i;
-      while (i < s.size() && isNameChar(s[i])) ++i;
-      std::string attr = s.substr(a0, i - a0);
+      if (i_ >= s_.size()) return "unterminated tag" + where(start);
+      if (s_[i_] == '>' || s_.compare(i_, 2, "/>") == 0) return {};
+      if (i_ == before) return "attributes need white space between them" + where(i_);
+      if (!isNameStart(s_[i_])) return "bad attribute name" + where(i_);
+      size_t a0 = i_;
+      std::string attr = readName();
       if (!attrs.insert(attr).second) return "duplicate attribute " + attr + where(a0);
-      skipSpace();
-      if (i >= s.size() || s[i] != '=') return "attribute without value" + where(a0);
-      ++i;
-      skipSpace();
-      if (i >= s.size() || (s[i] != '"' && s[i] != '\'')) return "unquoted attribute" + where(a0);
-      char q = s[i++];
-      while (i < s.size() && s[i] != q) {
-        if (s[i] == '<') return "'<' in attribute value" + where(a0);
-        if (s[i] == '&' && !entityOk(i)) return "bad entity in attribute" + where(i);
-        ++i;
-      }
-      if (i >= s.size()) return "unterminated attribute value" + where(a0);
-      ++i;
-    }
-    if (open.empty() && ++roots > 1) return "second root element" + where(start);
-    if (s[i] == '/') {
-      i += 2;
-    } else {
-      ++i;
-      open.push_back(name);
+      if (std::string why = attributeValue(a0); !why.empty()) return why;
     }
   }
-  if (!open.empty()) return "unclosed <" + open.back() + ">";
-  if (roots == 0) return "no element";
-  return {};
-}
+
+  // The '=' and quoted value of the attribute named at `a0`.
+  std::string attributeValue(size_t a0) {
+    skipSpace();
+    if (i_ >= s_.size() || s_[i_] != '=') return "attribute without value" + where(a0);
+    ++i_;
+    skipSpace();
+    if (i_ >= s_.size() || (s_[i_] != '"' && s_[i_] != '\'')) return "unquoted attribute" + where(a0);
+    char q = s_[i_++];
+    while (i_ < s_.size() && s_[i_] != q) {
+      if (s_[i_] == '<') return "'<' in attribute value" + where(a0);
+      if (s_[i_] == '&' && !entityOk(i_)) return "bad entity in attribute" + where(i_);
+      ++i_;
+    }
+    if (i_ >= s_.size()) return "unterminated attribute value" + where(a0);
+    ++i_;
+    return {};
+  }
+
+  const std::string& s_;
+  size_t i_ = 0;
+  std::vector<std::string> open_;
+  int roots_ = 0;
+};
+
+// Returns an empty string when well-formed, else what is wrong and where.
+inline std::string xmlProblem(const std::string& s) { return XmlChecker(s).problem(); }
 
 // The <svg>...</svg> fragments of a page, in order.
 inline std::vector<std::string> svgFragments(const std::string& page) {

@@ -46,22 +46,59 @@ ResultRecord measurement(const std::string& instance, long long size, int writer
   return r;
 }
 
+constexpr int kRounds = 60;
+
+// One writer's rounds: every key measured again each round, a new run every five rounds.
+void writeRounds(ResultStore& store, int writer) {
+  std::int64_t run = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    if (round % 5 == 0) run = store.beginRun(test::testRun());  // new runs keep appearing
+    for (long long size : kSizes)
+      for (const auto& instance : kInstances) store.recordResult(run, measurement(instance, size, writer, round));
+  }
+}
+
+// One round of what the read commands run (`export` too when `withExport`); the first
+// inconsistency seen, or empty.
+std::string readOnce(const ResultStore& reader, serving::Lookup& lookup, bool withExport) {
+  // `results`: one query, whole rows.
+  ResultFilter all;
+  all.withCubin = true;
+  for (const auto& r : reader.results(all))
+    if (r.status != "ok" || !wholeRow(*r.medianMs, r.cubin))
+      return fmt::format("results: {} {} with median {} and a {}-byte cubin", r.instance(), r.fullStatus(),
+                         *r.medianMs, r.cubin.size());
+  // `query` and the library: several queries for one answer.
+  lookup.clear();
+  for (long long size : kSizes) {
+    serving::LookupResult best = lookup.best(test::testGpu(), {size, size, size});
+    if (best.quality == serving::MatchQuality::none) continue;  // nothing written yet
+    if (best.cubin.empty() || !wholeRow(best.medianMs, best.cubin))
+      return fmt::format("best() at {}: {} with median {} and a {}-byte cubin", size, best.instance, best.medianMs,
+                         best.cubin.size());
+  }
+  // `export`: every result's run is listed, so the file imports.
+  if (withExport) {
+    std::ostringstream text;
+    exportJson(reader, text);
+    try {
+      parseExchange(text.str(), "an export during writes");
+    } catch (const DataError& e) {
+      return e.what();
+    }
+  }
+  return {};
+}
+
 TEST_P(StoreReaders, SeeWholeRowsWhileWritersWrite) {
   open();  // the schema
   std::atomic<int> writersLeft{kWriters};
   std::atomic<int> failures{0};
-  constexpr int kRounds = 60;
   std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; ++w)
     writers.emplace_back([&, w] {
       try {
-        auto store = open();
-        std::int64_t run = 0;
-        for (int round = 0; round < kRounds; ++round) {
-          if (round % 5 == 0) run = store->beginRun(test::testRun());  // new runs keep appearing
-          for (long long size : kSizes)
-            for (const auto& instance : kInstances) store->recordResult(run, measurement(instance, size, w, round));
-        }
+        writeRounds(*open(), w);
       } catch (const std::exception& e) {
         ADD_FAILURE() << "writer " << w << ": " << e.what();
         ++failures;
@@ -72,41 +109,12 @@ TEST_P(StoreReaders, SeeWholeRowsWhileWritersWrite) {
   auto reader = open(OpenMode::ReadOnly);
   serving::Lookup lookup(*reader, serving::presentEnvironment());
   int reads = 0, exports = 0;
-  // One round of what the read commands run; the first inconsistency seen, or empty.
-  auto readOnce = [&]() -> std::string {
-    // `results`: one query, whole rows.
-    ResultFilter all;
-    all.withCubin = true;
-    for (const auto& r : reader->results(all))
-      if (r.status != "ok" || !wholeRow(*r.medianMs, r.cubin))
-        return fmt::format("results: {} {} with median {} and a {}-byte cubin", r.instance(), r.fullStatus(),
-                           *r.medianMs, r.cubin.size());
-    // `query` and the library: several queries for one answer.
-    lookup.clear();
-    for (long long size : kSizes) {
-      serving::LookupResult best = lookup.best(test::testGpu(), {size, size, size});
-      if (best.quality == serving::MatchQuality::none) continue;  // nothing written yet
-      if (best.cubin.empty() || !wholeRow(best.medianMs, best.cubin))
-        return fmt::format("best() at {}: {} with median {} and a {}-byte cubin", size, best.instance, best.medianMs,
-                           best.cubin.size());
-    }
-    // `export`: every result's run is listed, so the file imports.
-    if (reads % 4 == 0) {
-      std::ostringstream text;
-      exportJson(*reader, text);
-      try {
-        parseExchange(text.str(), "an export during writes");
-      } catch (const DataError& e) {
-        return e.what();
-      }
-      ++exports;
-    }
-    return {};
-  };
   std::string inconsistent;
   while (inconsistent.empty() && (writersLeft > 0 || reads < 20)) {
     ++reads;
-    inconsistent = readOnce();
+    const bool withExport = reads % 4 == 0;
+    inconsistent = readOnce(*reader, lookup, withExport);
+    if (withExport && inconsistent.empty()) ++exports;
   }
   for (auto& t : writers) t.join();
   ASSERT_EQ(failures, 0);
