@@ -51,7 +51,7 @@ class SearchStrategy {
   // Why `index` was never proposed at this size (recorded as pruned:rank with this reason).
   virtual std::string notTimedReason(size_t index) const = 0;
   // Whether a stored pruned:rank reason is one this strategy writes: a resumed run keeps such an
-  // earlier run's pruning (TuningEngine::tuneFamily says when), never another strategy's.
+  // earlier run's pruning (RankPruning in engine/FamilyScreen says when), never another strategy's.
   virtual bool wroteNotTimedReason(const std::string& reason) const { (void)reason; return false; }
 };
 

@@ -1,0 +1,66 @@
+// SizeRun: one size's state while the families take their turns at it (TuningEngine::run), and
+// FamilyTurn: one family's turn at one size, what its phases add to.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Family.hpp"
+#include "ProgressLine.hpp"
+#include "ResultStore.hpp"
+#include "SizeSpec.hpp"
+#include "TuneOptions.hpp"
+#include "TuneOutcome.hpp"
+#include "WorkerProtocol.hpp"
+
+namespace gemmtune {
+
+struct Lane;
+
+// The unguarded instance name: one configuration's identity across sizes.
+inline std::string baseName(const Config& c) {
+  Config u = c;
+  u.guarded = false;
+  return u.name();
+}
+
+// A candidate timed at a size (this run, or resumed from an earlier one).
+struct Timed {
+  std::string instance;    // canonical name as timed
+  std::string base;        // unguarded name: identity across sizes
+  const Family* family = nullptr;
+  double medianMs = 0;
+  bool partial = false;
+  db::ResultRecord record; // as stored, for re-recording after the final re-timing
+  Config config;           // as timed: families need not be built in, so names are not re-parsed
+};
+
+struct SizeRun {
+  SizeOutcome out;
+  std::vector<Timed> timed;
+  ProgressState progress;
+  std::map<const Lane*, CandidateResult> baselines;  // cuBLAS when the size was first prepared
+  double gpuSec = 0;                                 // against --budget
+};
+
+// Once the GPU seconds of a size are spent (--budget), the rest of it is pruned:budget.
+inline bool overBudget(const SizeRun& size, const TuneOptions& options) {
+  return options.budgetSec > 0 && size.gpuSec > options.budgetSec;
+}
+
+struct FamilyTurn {
+  FamilyTurn(const Family& family, SizeRun& size) : family(family), shape(size.out.shape), size(size) {
+    outcome.family = family.name;
+  }
+  const Family& family;
+  const GemmShape& shape;
+  SizeRun& size;
+  FamilyOutcome outcome;  // joins size.out.families when the turn ends
+};
+
+// Status family used for the counts in the final table: "rejected:smem" -> "rejected".
+inline std::string statusClass(const std::string& status) { return status.substr(0, status.find(':')); }
+
+}  // namespace gemmtune

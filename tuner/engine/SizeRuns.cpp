@@ -1,0 +1,112 @@
+#include "engine/SizeRuns.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "CandidateRequests.hpp"
+#include "WorkerClient.hpp"
+#include "engine/EngineContext.hpp"
+#include "engine/FinalistRetimer.hpp"
+#include "engine/LaneGroup.hpp"
+#include "engine/RowRecorder.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// The family's best at the size, and the size's best over the families so far.
+void declareBest(FamilyOutcome& fo, SizeOutcome& out, const std::vector<Timed>& timed) {
+  std::vector<const Timed*> mine;
+  for (const auto& t : timed)
+    if (t.family->name == fo.family) mine.push_back(&t);
+  std::sort(mine.begin(), mine.end(), [](const Timed* a, const Timed* b) {
+    if (a->partial != b->partial) return !a->partial;  // complete statistics rank first
+    return a->medianMs < b->medianMs;
+  });
+  if (!mine.empty()) {
+    fo.bestInstance = mine.front()->instance;
+    fo.bestMs = mine.front()->medianMs;
+    fo.bestPartial = mine.front()->partial;
+    if (out.bestInstance.empty() || fo.bestMs < out.bestMs) {
+      out.bestInstance = fo.bestInstance;
+      out.bestMs = fo.bestMs;
+    }
+  }
+  for (const auto& t : timed)
+    if (t.instance == fo.classicInstance) fo.classicMs = t.medianMs;
+}
+
+}  // namespace
+
+SizeRun& SizeRuns::use(const GemmShape& shape) {
+  auto [it, first] = runs_.try_emplace(shape.str());
+  SizeRun& run = it->second;
+  if (current_ == &run) return run;
+  current_ = &run;
+  if (first) {
+    prepare(run, shape);
+    return run;
+  }
+  lanes_.onLanes([&](Lane& lane) {
+    auto t0 = EngineClock::now();  // the worker prepares it again: random data, cuBLAS references
+    lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+    std::lock_guard lock(context_.mutex);
+    context_.gpuBusySec += secondsSince(t0);
+  });
+  return run;
+}
+
+SizeRun* SizeRuns::find(const GemmShape& shape) {
+  auto it = runs_.find(shape.str());
+  return it != runs_.end() ? &it->second : nullptr;
+}
+
+void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
+  run.out.shape = shape;
+  run.progress.gpu = context_.gpu.name;
+  run.progress.size = shape.str();
+  if (context_.options.resume) rows_.readStoredRows(shape);
+
+  // cuBLAS goes first at every size, with a long warm-up: it brings each GPU to its boost clock
+  // (it idles far below) before any candidate is timed. The first GPU's is the size's baseline.
+  TimingPolicy baselinePolicy = context_.options.timing;
+  baselinePolicy.bestSoFarMs = 0;
+  baselinePolicy.warmupMs = 300;
+  baselinePolicy.budgetMs = 300;
+  lanes_.onLanes([&](Lane& lane) {
+    auto t0 = EngineClock::now();
+    lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSecFor(shape, baselinePolicy));
+    std::lock_guard lock(context_.mutex);
+    context_.gpuBusySec += secondsSince(t0);
+    run.baselines[&lane] = cub;
+  });
+  const CandidateResult& cub = run.baselines[&lanes_.first()];
+  if (cub.status == kStatusOk) {
+    run.out.cublasMs = cub.medianMs;
+  } else {
+    spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
+  }
+}
+
+SizeOutcome SizeRuns::finish(SizeRun& run) {
+  if (!context_.stopped()) finalists_.retime(run);
+  recordBaselines(run);
+  for (auto& fo : run.out.families) declareBest(fo, run.out, run.timed);
+  return run.out;
+}
+
+void SizeRuns::recordBaselines(SizeRun& run) {
+  const GemmShape& shape = run.out.shape;
+  for (auto& [lane, result] : run.baselines) {
+    if (lane->lost || result.status != kStatusOk) continue;
+    db::BaselineRecord b;
+    b.problem = db::ProblemKey{shape.M, shape.N, shape.K, "nn", "any"};
+    b.medianMs = lane == &lanes_.first() && run.out.cublasMs ? *run.out.cublasMs : result.medianMs;  // re-timed with the finalists
+    b.libraryVersion = std::to_string(lane->worker->info().cublasVersion);
+    context_.store.recordBaseline(lane->runId, b);
+  }
+}
+
+}  // namespace gemmtune

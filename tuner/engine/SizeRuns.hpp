@@ -1,0 +1,44 @@
+// SizeRuns: the sizes of a run, each prepared on every GPU when a family first needs it and
+// finished once every family had its turn: finalists re-timed, cuBLAS baselines recorded,
+// per-family bests declared.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "engine/SizeRun.hpp"
+
+namespace gemmtune {
+
+struct EngineContext;
+class FinalistRetimer;
+class LaneGroup;
+class RowRecorder;
+
+class SizeRuns {
+ public:
+  SizeRuns(EngineContext& context, LaneGroup& lanes, RowRecorder& rows, FinalistRetimer& finalists)
+      : context_(context), lanes_(lanes), rows_(rows), finalists_(finalists) {}
+
+  // Makes `shape` every worker's problem: the first time, its stored rows are read (resume) and
+  // cuBLAS is timed there (the baseline; its long warm-up brings the GPU to its boost clock).
+  SizeRun& use(const GemmShape& shape);
+  // The size's run, or null where no family was tuned at it.
+  SizeRun* find(const GemmShape& shape);
+  // After every family: finalists re-timed, baselines recorded, per-family bests.
+  SizeOutcome finish(SizeRun& run);
+
+ private:
+  // The first use of a size: stored rows read, cuBLAS timed on every GPU.
+  void prepare(SizeRun& run, const GemmShape& shape);
+  void recordBaselines(SizeRun& run);
+
+  EngineContext& context_;
+  LaneGroup& lanes_;
+  RowRecorder& rows_;
+  FinalistRetimer& finalists_;
+  std::map<std::string, SizeRun> runs_;  // by GemmShape::str()
+  SizeRun* current_ = nullptr;           // the workers' problem now
+};
+
+}  // namespace gemmtune
