@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "ChildExec.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "PipeIo.hpp"
 
 namespace gemmtune {

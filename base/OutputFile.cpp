@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "PendingFiles.hpp"
 #include "Quote.hpp"
 

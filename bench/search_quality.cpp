@@ -26,7 +26,7 @@
 #include <map>
 
 #include "Compiler.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
 #include "HeadToHead.hpp"

@@ -9,7 +9,7 @@
 #include "DbPath.hpp"
 #include "Database.hpp"
 #include "Schema.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
 #include "Snapshot.hpp"

@@ -7,7 +7,7 @@
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "JsonExchange.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "ResultStore.hpp"
 
 namespace gemmtune::cli {

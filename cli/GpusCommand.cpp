@@ -12,7 +12,7 @@
 #include "GpuProfiles.hpp"
 #include "GpuSpecJson.hpp"
 #include "NvrtcLibrary.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune::cli {
 

@@ -8,7 +8,7 @@
 #include "CliContext.hpp"
 #include "DbPath.hpp"
 #include "JsonExchange.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "FamilyRegistry.hpp"
 #include "Quote.hpp"
 #include "ResultStore.hpp"

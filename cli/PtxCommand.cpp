@@ -15,7 +15,7 @@
 #include "NvrtcCompiler.hpp"
 #include "PtxStats.hpp"
 #include "SassTool.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "OutputFile.hpp"
 
 namespace gemmtune::cli {

@@ -11,7 +11,7 @@
 #include "FamilyRegistry.hpp"
 #include "GpuSelect.hpp"
 #include "Lookup.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune::cli {
 

@@ -12,7 +12,7 @@
 #include "DbPath.hpp"
 #include "HtmlReport.hpp"
 #include "ReportData.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "OutputFile.hpp"
 
 namespace gemmtune::cli {

@@ -20,7 +20,7 @@
 #include "ResultStore.hpp"
 #include "SpeedBound.hpp"
 #include "StaleRows.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "ParamsJson.hpp"
 
 namespace gemmtune::cli {

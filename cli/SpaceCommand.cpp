@@ -12,7 +12,7 @@
 #include "GpuDetect.hpp"
 #include "GpuSpecJson.hpp"
 #include "NvrtcCompiler.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune::cli {
 

@@ -30,7 +30,7 @@
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
 #include "search/SearchStrategy.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "Quote.hpp"
 
 namespace gemmtune::cli {

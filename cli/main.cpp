@@ -1,5 +1,6 @@
 // gemmtune: command-line entry point. One App, one subcommand per file; errors become one line on
-// stderr and a sysexits-style exit code (see include/gemmtune/Errors.hpp).
+// stderr and a sysexits-style exit code (base/ExitCodes.hpp; the exception types are
+// include/gemmtune/Errors.hpp).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -16,7 +17,7 @@
 #include "GpuDetect.hpp"
 #include "GpuSelect.hpp"
 #include "NvrtcLibrary.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "Quote.hpp"
 
 using namespace gemmtune;

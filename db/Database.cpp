@@ -1,4 +1,5 @@
 #include "Database.hpp"
+#include "ExitCodes.hpp"
 
 #include <algorithm>
 #include <chrono>

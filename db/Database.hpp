@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "OpenOptions.hpp"
 
 namespace gemmtune::db {

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune::db {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "PgConnection.hpp"
 #include "ResultStore.hpp"
 #include "SqliteStore.hpp"

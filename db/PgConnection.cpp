@@ -1,4 +1,5 @@
 #include "PgConnection.hpp"
+#include "ExitCodes.hpp"
 
 #include <fmt/format.h>
 #include <libpq-fe.h>

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "OpenOptions.hpp"
 
 struct pg_conn;

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "Clock.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "ParamsJson.hpp"
 #include "Quote.hpp"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "CacheKey.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "OpenOptions.hpp"
 #include <utility>
 #include "gemmtune/GpuSpec.hpp"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -7,7 +7,7 @@
 
 #include "CudaDriver.hpp"
 #include "GpuProfiles.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

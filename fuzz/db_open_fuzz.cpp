@@ -10,7 +10,7 @@
 
 #include "Database.hpp"
 #include "SqliteStore.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FuzzTarget.hpp"
 #include "ParamsJson.hpp"
 #include "ResultStore.hpp"

@@ -3,7 +3,7 @@
 // input may crash, exhaust the stack or escape as another exception.
 #include <string>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FuzzTarget.hpp"
 #include "JsonExchange.hpp"
 #include "ParamsJson.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "FuzzTarget.hpp"
 

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FuzzTarget.hpp"
 #include "SizeSpec.hpp"
 

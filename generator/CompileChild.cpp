@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "ChildProcess.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "NvrtcCompiler.hpp"
 
 namespace gemmtune {

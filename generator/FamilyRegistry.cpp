@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
 namespace gemmtune {

@@ -11,7 +11,7 @@
 #include "NvrtcLibrary.hpp"
 #include "PtxasLog.hpp"
 #include "Sha256.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
 namespace gemmtune {

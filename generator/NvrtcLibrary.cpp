@@ -10,7 +10,7 @@
 #include <mutex>
 #include <optional>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
 // Where the pinned copy lands, relative to the installed program's and library's directories

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <vector>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -7,7 +7,7 @@
 
 #include "HeaderTrees.hpp"
 #include "gemmtune/EmbeddedTemplates.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

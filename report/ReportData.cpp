@@ -10,7 +10,7 @@
 #include "GpuSelect.hpp"
 #include "SpeedBound.hpp"
 #include "StaleRows.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune::report {
 

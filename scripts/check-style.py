@@ -12,7 +12,7 @@ from pathlib import Path
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cc"}
-SKIPPED_DIRS = {"templates", "build", ".git"}
+SKIPPED_DIRS = {"templates", "out"}  # and hidden or build* folders (.devdeps, build-gpu): not ours
 SCOPE_HEADS = re.compile(r"\b(namespace|class|struct|union|enum)\b[^()]*$")
 
 
@@ -59,7 +59,9 @@ def main(root):
     problems = []
     for path in sorted(Path(root).rglob("*")):
         rel = path.relative_to(root)
-        if not path.is_file() or rel.parts[0] in SKIPPED_DIRS or path.suffix not in SOURCE_SUFFIXES:
+        top = rel.parts[0]
+        if (not path.is_file() or top in SKIPPED_DIRS or top.startswith((".", "build"))
+                or path.suffix not in SOURCE_SUFFIXES):
             continue
         lines = path.read_text(errors="replace").count("\n")
         if lines > MAX_FILE_LINES and rel.parts[0] != "tests":

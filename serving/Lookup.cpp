@@ -8,7 +8,7 @@
 #include <limits>
 #include <tuple>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "CompileResult.hpp"
 #include "LaunchLimits.hpp"

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "FamilyRegistry.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune::serving {
 

@@ -7,7 +7,7 @@
 #include "CandidateSpace.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuProfiles.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
 

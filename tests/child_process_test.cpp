@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "ChildProcess.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "PipeIo.hpp"
 
 using namespace gemmtune;

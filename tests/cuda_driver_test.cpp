@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "CudaDriver.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 

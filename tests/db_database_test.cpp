@@ -9,6 +9,7 @@
 #include "SqliteStore.hpp"
 #include "Schema.hpp"
 #include "db_test_support.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;

@@ -8,6 +8,7 @@
 #include "SqliteStore.hpp"
 #include "JsonExchange.hpp"
 #include "db_test_support.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;

@@ -5,7 +5,7 @@
 #include "PresentEnvironment.hpp"
 #include "StaleRows.hpp"
 #include "db_test_support.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;

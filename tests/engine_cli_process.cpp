@@ -1,4 +1,5 @@
 #include "engine_cli_process.hpp"
+#include "ExitCodes.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -8,7 +8,7 @@
 #include "CompileUnit.hpp"
 #include "FamilyRegistry.hpp"
 #include "HeaderTrees.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
 

@@ -6,7 +6,7 @@
 #include "CudaDriver.hpp"
 #include "GpuDetect.hpp"
 #include "GpuProfiles.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "CudaDriver.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "gemmtune/Library.hpp"
 #include "library_test_support.hpp"
 

@@ -13,7 +13,7 @@
 #include "PtxStats.hpp"
 #include "Sha256.hpp"
 #include "TemplateSource.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CliRunner.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "NvrtcLibrary.hpp"
 
 using namespace gemmtune;

@@ -11,7 +11,7 @@
 
 #include <thread>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "OutputFile.hpp"
 #include "PendingFiles.hpp"
 #include "db_test_support.hpp"

@@ -13,6 +13,7 @@
 #include "SpeedBound.hpp"
 #include "SvgChart.hpp"
 #include "report_test_support.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::report;

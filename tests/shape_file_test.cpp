@@ -3,7 +3,7 @@
 // Run: ctest -R ShapeFile
 #include <gtest/gtest.h>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "ShapeFile.hpp"
 
 using namespace gemmtune;

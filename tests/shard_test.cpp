@@ -7,7 +7,7 @@
 #include <set>
 
 #include "CliRunner.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "Shard.hpp"
 

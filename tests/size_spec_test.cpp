@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "SizeSpec.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 using namespace gemmtune;
 

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "CliRunner.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "SystemSnapshot.hpp"
 #include "gemmtune/Library.hpp"
 #include "library_test_support.hpp"

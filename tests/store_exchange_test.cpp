@@ -12,6 +12,7 @@
 #include "CliRunner.hpp"
 #include "JsonExchange.hpp"
 #include "store_test_support.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune::db {
 namespace {

@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "PgConnection.hpp"
 #include "store_test_support.hpp"
 

@@ -15,7 +15,7 @@
 #include <set>
 
 #include "Clock.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "ResultStore.hpp"
 #include "Schema.hpp"
 #include "store_test_support.hpp"

@@ -15,6 +15,7 @@
 #include "CliRunner.hpp"
 #include "CudaDriver.hpp"
 #include "WorkerClient.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 namespace fs = std::filesystem;

@@ -13,6 +13,7 @@
 #include "WorkerClient.hpp"
 #include "fault_family.hpp"
 #include "worker/ProblemLayout.hpp"
+#include "ExitCodes.hpp"
 
 using namespace gemmtune;
 using gemmtune::test::faultFamily;

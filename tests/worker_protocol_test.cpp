@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "NvrtcCompiler.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "worker/HelperKernels.hpp"
 #include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"

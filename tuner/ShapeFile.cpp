@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

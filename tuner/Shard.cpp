@@ -6,7 +6,7 @@
 #include <charconv>
 #include <numeric>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "FamilyRegistry.hpp"
 #include "Quote.hpp"
 

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <limits>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
 namespace gemmtune {

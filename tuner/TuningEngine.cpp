@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "CudaDriver.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "engine/CandidateTimer.hpp"
 #include "engine/CompileAhead.hpp"
 #include "engine/EngineContext.hpp"

@@ -1,4 +1,5 @@
 #include "WorkerClient.hpp"
+#include "ExitCodes.hpp"
 
 #include <signal.h>
 

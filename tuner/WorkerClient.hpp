@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "WorkerProtocol.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -28,7 +28,7 @@
 #include "ShapeFile.hpp"
 #include "WorkloadSummary.hpp"
 #include "Lookup.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 #include "worker/Cublas.hpp"
 #include "worker/GpuContext.hpp"
 #include "worker/HelperKernels.hpp"

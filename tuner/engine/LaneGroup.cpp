@@ -7,7 +7,7 @@
 #include <future>
 #include <string>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "NvrtcCompiler.hpp"
 #include "WorkerClient.hpp"
 #include "engine/EngineContext.hpp"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "CandidateFilter.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "engine/CandidateTimer.hpp"
 #include "engine/CompileAhead.hpp"
 #include "engine/FamilyScreen.hpp"

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "NvrtcCompiler.hpp"
 #include "PresentBuild.hpp"
 #include "engine/EngineContext.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
 namespace gemmtune {

@@ -6,7 +6,7 @@
 
 #include <climits>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

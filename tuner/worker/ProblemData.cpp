@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

@@ -15,7 +15,7 @@
 #include "Cublas.hpp"
 #include "WorkerServer.hpp"
 #include "WorkerWire.hpp"
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune {
 

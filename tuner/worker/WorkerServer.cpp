@@ -8,7 +8,7 @@
 #include "CandidateKernel.hpp"
 #include "Timer.hpp"
 #include "Verifier.hpp"
-#include "Errors.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune {
 

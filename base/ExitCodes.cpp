@@ -1,4 +1,4 @@
-#include "Errors.hpp"
+#include "ExitCodes.hpp"
 
 namespace gemmtune {
 
