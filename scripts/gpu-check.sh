@@ -16,7 +16,9 @@
 #        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
 # Hosts without sqlite3.h: put sqlite3.h in .devdeps/include; the runtime libsqlite3.so.0 is used.
 # Hosts without network: put the pinned wheels (scripts/fetch-deps.sh names them) in
-# .devdeps/wheels; the build step unpacks them into $build/deps.
+# .devdeps/wheels; the build step unpacks them into $build/deps. Where the wheels and the tree
+# exceed what may be sent (64 MB), send the unpacked build/deps instead, packed tighter:
+# `tar -C build -cf - deps | xz -T0 > .devdeps/deps.tar.xz` (about 42 MB); the build step unpacks it.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-/tmp/gemmtune-gpu-check}
@@ -52,7 +54,11 @@ for step in "${steps[@]}"; do
         args+=(-DSQLite3_INCLUDE_DIR="$root/.devdeps/include" -DSQLite3_LIBRARY="$lib")
       fi
       command -v nvcc >/dev/null || args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
-      # No network here: the pinned NVRTC 13.5 and CUTLASS come from wheels carried along.
+      # No network here: the pinned NVRTC 13.5 and CUTLASS come from wheels carried along, or from
+      # a build tree's deps folder packed with xz.
+      if [ -f "$root/.devdeps/deps.tar.xz" ] && [ ! -f "$build/deps/nvrtc/.pinned" ]; then
+        mkdir -p "$build" && tar -xJf "$root/.devdeps/deps.tar.xz" -C "$build"
+      fi
       if [ -d "$root/.devdeps/wheels" ]; then
         GEMMTUNE_WHEELS="$root/.devdeps/wheels" "$root/scripts/fetch-deps.sh" "$build/deps" 2>&1 | tee "$out/fetch-deps.log"
       fi
