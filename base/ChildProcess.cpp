@@ -139,7 +139,7 @@ void ChildProcess::sleepUntilExit(int ms) {
   // Without a pidfd (kernels before 5.3, some seccomp filters) nothing wakes this thread when
   // this one child exits: SIGCHLD goes to the whole process, whose other threads have children
   // of their own. Short sleeps between waitpid(WNOHANG) checks are the portable fallback.
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(ms, 10)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms < 0 ? 10 : std::min(ms, 10)));
 }
 
 void ChildProcess::killAsync() const {
@@ -150,11 +150,11 @@ void ChildProcess::killAsync() const {
 void ChildProcess::kill() {
   if (!running()) return;
   killAsync();
-  int status = 0;
-  pid_t r;
-  do r = ::waitpid(pid_, &status, 0);
+  siginfo_t info{};
+  int r;
+  do r = ::waitid(P_PID, pid_, &info, WEXITED | WNOWAIT);  // exited, not yet reaped
   while (r < 0 && errno == EINTR);
-  finish(r == pid_, status);
+  reapExited();
 }
 
 std::string ChildProcess::reap(std::chrono::milliseconds grace) {
@@ -163,19 +163,29 @@ std::string ChildProcess::reap(std::chrono::milliseconds grace) {
 }
 
 bool ChildProcess::tryReap() {
+  siginfo_t info{};
+  int r;
+  do r = ::waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT);
+  while (r < 0 && errno == EINTR);
+  if (r == 0 && info.si_pid == 0) return false;  // still running (r < 0: nobody is left to wait for)
+  reapExited();
+  return true;
+}
+
+// The child has exited (or cannot be waited for). Anything it left behind in its group is killed
+// before the child is reaped: until then the zombie leader holds the group's id, which a reaped
+// leader's would not (the id could already name another process group).
+void ChildProcess::reapExited() {
+  if (pid_t g = group_.exchange(-1); g > 0) ::kill(-g, SIGKILL);
   int status = 0;
   pid_t r;
-  do r = ::waitpid(pid_, &status, WNOHANG);
+  do r = ::waitpid(pid_, &status, 0);
   while (r < 0 && errno == EINTR);
-  if (r == 0) return false;
-  finish(r == pid_, status);  // r < 0: nobody is left to wait for
-  return true;
+  finish(r == pid_, status);
 }
 
 void ChildProcess::finish(bool statusKnown, int waitStatus) {
   reaped_ = true;
-  // Anything the child left behind in its group goes too.
-  if (pid_t g = group_.exchange(-1); g > 0) ::kill(-g, SIGKILL);
   closeFd(toChild_);
   closeFd(fromChild_);
   closeFd(pidfd_);

@@ -63,11 +63,14 @@ class ChildProcess {
 
  private:
   bool tryReap();
+  void reapExited();
   void sleepUntilExit(int ms);
   void finish(bool statusKnown, int waitStatus);
 
   pid_t pid_ = -1;
-  std::atomic<pid_t> group_{-1};  // -1 once reaped: killAsync() never hits a recycled group
+  // -1 from just before the reap: the group is only killed while its zombie leader holds the id
+  // (killAsync() racing the reap itself is the one exception: a window of one system call).
+  std::atomic<pid_t> group_{-1};
   bool reaped_ = false;
   std::string exitText_;
   std::optional<int> exitCode_;

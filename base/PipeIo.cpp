@@ -10,6 +10,7 @@
 namespace gemmtune {
 
 int pollTimeoutMs(PipeClock::time_point deadline) {
+  if (deadline == PipeClock::time_point::max()) return -1;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - PipeClock::now()).count();
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }

@@ -26,7 +26,8 @@ PipeIo writeAllBefore(int fd, std::string_view bytes, PipeClock::time_point dead
 PipeIo readExactlyBefore(int fd, char* out, std::size_t size, PipeClock::time_point deadline);
 
 // The milliseconds left until `deadline` as a poll() timeout: 0 once it passed, rounded up
-// otherwise (a deadline 0.4 ms away is not "now"), capped far below INT_MAX.
+// otherwise (a deadline 0.4 ms away is not "now"), capped far below INT_MAX; -1 (no timeout) for
+// time_point::max(), "never": the worker waits for its next request as long as the tuner lives.
 int pollTimeoutMs(PipeClock::time_point deadline);
 
 }  // namespace gemmtune

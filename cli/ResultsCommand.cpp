@@ -172,7 +172,7 @@ void printCsv(const std::vector<Row>& rows, const RowContext& context) {
 
 void printTable(const std::vector<Row>& rows, const RowContext& context) {
   fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
-             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale");
+             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale or implausible");
   for (const auto& [r, stale, implausible] : rows) {
     std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
                            ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))

@@ -14,6 +14,8 @@ MAX_FUNCTION_LINES = 80
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cc"}
 SKIPPED_DIRS = {"templates", "out"}  # and hidden or build* folders (.devdeps, build-gpu): not ours
 SCOPE_HEADS = re.compile(r"\b(namespace|class|struct|union|enum)\b[^()]*$")
+# A constructor's member initialiser with braces (`: a_(1), b_{2}`): the brace is no body.
+BRACE_INITIALISER = re.compile(r"\)\s*(noexcept\s*)?:(?!:).*[\w>]\s*$", re.S)
 
 
 def blank_literals(text):
@@ -35,7 +37,10 @@ def long_functions(path):
             line += 1
         elif ch == "{":
             head = text[head_start:i]
-            inside_function = any(scopes)
+            inside_function = any(s is True for s in scopes)
+            if not inside_function and BRACE_INITIALISER.search(head):
+                scopes.append("init")  # the head goes on after its closing brace
+                continue
             is_function = (not inside_function and ")" in head and not SCOPE_HEADS.search(head.strip())
                            and not head.rstrip().endswith("="))
             scopes.append(is_function)
@@ -43,7 +48,10 @@ def long_functions(path):
                 open_line[len(scopes)] = (line, " ".join(head.split())[-90:])
             head_start = i + 1
         elif ch == "}":
-            if scopes and scopes[-1]:
+            if scopes and scopes[-1] == "init":
+                scopes.pop()
+                continue  # the constructor's head goes on
+            if scopes and scopes[-1] is True:
                 start, name = open_line.pop(len(scopes))
                 if line - start + 1 > MAX_FUNCTION_LINES:
                     found.append((start, line - start + 1, name))
@@ -55,10 +63,18 @@ def long_functions(path):
     return found
 
 
+def build_trees(root):
+    """Folders holding a CMakeCache.txt: build trees (cmake-build-debug, ...), whatever their name."""
+    return {cache.parent for cache in Path(root).rglob("CMakeCache.txt")}
+
+
 def main(root):
     problems = []
+    trees = build_trees(root)
     for path in sorted(Path(root).rglob("*")):
         rel = path.relative_to(root)
+        if any(tree in path.parents for tree in trees):
+            continue
         top = rel.parts[0]
         if (not path.is_file() or top in SKIPPED_DIRS or top.startswith((".", "build"))
                 or path.suffix not in SOURCE_SUFFIXES):

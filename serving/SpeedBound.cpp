@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace gemmtune::serving {
@@ -34,7 +35,13 @@ std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision) {
   return std::nullopt;
 }
 
-std::optional<std::string> implausibleSpeed(const db::StoredResult& row, const GpuSpec& gpu, PrecisionClass precision) {
+std::optional<std::string> implausibleSpeed(const db::StoredResult& row, const GpuSpec& rated, PrecisionClass precision) {
+  // The peak at the clock the row was timed at where that is above the rated one (boards that
+  // boost past it), at most kMaxClockOverRated times the rated clock (a stored clock is data too).
+  GpuSpec gpu = rated;
+  if (row.smClockMHz && rated.clockKhz > 0)
+    gpu.clockKhz = std::max(rated.clockKhz,
+                            static_cast<int>(std::min<double>(*row.smClockMHz * 1000.0, kMaxClockOverRated * rated.clockKhz)));
   const auto peak = peakRate(gpu, precision);
   if (!peak) return std::nullopt;
   const double bound = kSpeedMargin * peak->gflops;

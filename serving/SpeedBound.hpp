@@ -2,13 +2,13 @@
 // GPU's arithmetic peak for the row's precision class is no measurement (a tampered file, a broken
 // timer): the lookup refuses to serve it (serving/Lookup) and `results` marks it.
 //
-// Peak = SMs × FMA lanes per SM × 2 FLOP per FMA × the SM clock the driver reports
+// Peak = SMs × FMA lanes per SM × 2 FLOP per FMA × the SM clock: the one the driver reports
 // (CU_DEVICE_ATTRIBUTE_CLOCK_RATE: the rated maximum boost clock, which data-centre boards do not
-// exceed). A row is refused above kSpeedMargin × peak. The margin covers a board that boosts past
-// its rated clock (GeForce boards do, by some percent) and timing error (medians of repeated CUDA
-// event timings: well under 1 % at the sizes that come near peak); a genuine SIMT SGEMM stays far
-// below it: cuBLAS reached 51.7 TFLOP/s at 8192³ on an H100, 77 % of its 66.9 TFLOP/s peak, so a
-// real row crosses 1.1 × peak only on a board running some 40 % above its rated clock.
+// exceed), or the one the row was timed at where that is higher (boards that boost past their
+// rating; see kMaxClockOverRated). A row is refused above kSpeedMargin × peak. The margin covers
+// timing error (medians of repeated CUDA event timings: well under 1 % at the sizes that come near
+// peak) and a clock read between timings; a genuine SIMT SGEMM stays far below it: cuBLAS reached
+// 51.7 TFLOP/s at 8192³ on an H100, 77 % of its 66.9 TFLOP/s peak.
 //
 // A GPU whose spec lacks the SM count or the clock (a profile without them, an old row), or whose
 // compute capability has no known lane count, has no bound: nothing is refused for speed there.
@@ -36,6 +36,10 @@ PrecisionClass precisionClassOf(const Family& family);
 
 // Refusal above this multiple of the peak (see above).
 inline constexpr double kSpeedMargin = 1.1;
+// A row timed at an SM clock above the rated one (its smClockMHz: consumer boards can run well past
+// their rated boost clock, further than kSpeedMargin covers) is judged at that clock, up to this
+// multiple of the rated clock.
+inline constexpr double kMaxClockOverRated = 1.5;
 
 struct PeakRate {
   double gflops = 0;
@@ -51,8 +55,8 @@ int fp32LanesPerSm(int ccMajor, int ccMinor);
 std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision);
 
 // Why `row` cannot have run as fast as it says on `gpu` (its stored GFLOP/s or the rate its median
-// time implies, whichever is higher, above kSpeedMargin × peak); nullopt when it can, or when the
-// GPU has no bound.
+// time implies, whichever is higher, above kSpeedMargin × the peak at the higher of the rated clock
+// and the row's own, see kMaxClockOverRated); nullopt when it can, or when the GPU has no bound.
 std::optional<std::string> implausibleSpeed(const db::StoredResult& row, const GpuSpec& gpu, PrecisionClass precision);
 
 }  // namespace gemmtune::serving

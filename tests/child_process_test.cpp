@@ -5,6 +5,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -20,6 +22,14 @@ namespace {
 
 ChildProcess shell(const std::string& script, ChildProcess::Stdio stdio = ChildProcess::Stdio::DevNull) {
   return ChildProcess("test child", {"/bin/sh", "-c", script}, stdio);
+}
+
+// Whether `pid` runs: it exists and is no zombie (/proc/PID/stat's third field).
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
 }
 
 }  // namespace
@@ -108,4 +118,27 @@ TEST(ChildProcess, AReaderThatWentAwayIsClosedNotSigpipe) {
   sigset_t pending;
   ::sigpending(&pending);
   EXPECT_FALSE(sigismember(&pending, SIGPIPE));
+}
+
+// What the child left running in its group goes with it: the group is killed while the exited
+// leader, not yet reaped, still holds the group's id.
+TEST(ChildProcess, WhatTheChildLeftInItsGroupIsKilledWhenItExits) {
+  ChildProcess child = shell("sleep 600 & echo $! ; exit 0", ChildProcess::Stdio::Pipes);
+  std::string line;
+  char c = 0;
+  while (readExactlyBefore(child.output(), &c, 1, Clock::now() + 60s) == PipeIo::Ok && c != '\n') line += c;
+  const pid_t leftBehind = std::stoi(line);
+  ASSERT_TRUE(child.waitUntil(Clock::now() + 60s));
+  EXPECT_EQ(child.exitText(), "exited with code 0");
+  // Killed: gone, or a zombie until whoever adopted it (init, a subreaper) reaps it.
+  const auto until = Clock::now() + 30s;
+  while (running(leftBehind) && Clock::now() < until) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(running(leftBehind)) << "the background sleep " << leftBehind << " outlived its group's leader";
+}
+
+// time_point::max() means no deadline: poll() without a timeout, not a wait of 12 days.
+TEST(PipeIo, TheLatestDeadlineIsNoTimeout) {
+  EXPECT_EQ(pollTimeoutMs(PipeClock::time_point::max()), -1);
+  EXPECT_EQ(pollTimeoutMs(PipeClock::now() - 1s), 0);
+  EXPECT_GE(pollTimeoutMs(PipeClock::now() + 1s), 900);
 }

@@ -302,3 +302,26 @@ TEST(dbLookupRule, ImplausibleSpeedJudgesTheStoredRateAndTheMedianTime) {
   noClock.clockKhz = 0;
   EXPECT_FALSE(implausibleSpeed(row, noClock, PrecisionClass::strict));
 }
+
+// A board that boosts past its rated clock: a row timed there is judged at the clock it was timed
+// at (up to kMaxClockOverRated × rated), so a genuine winner is not refused for being fast.
+TEST(dbLookupRule, ARowTimedAboveTheRatedClockIsJudgedAtItsOwnClock) {
+  GpuSpec board = findGpuProfile("h100")->spec;
+  board.name = "a board rated 1582 MHz";
+  board.smCount = 28;
+  board.ccMajor = 6, board.ccMinor = 1;  // 128 FP32 lanes per SM
+  board.clockKhz = 1582000;              // peak 11 341 GFLOP/s, bound 12 475
+  StoredResult row;
+  static_cast<ResultRecord&>(row) = test::okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 12500, board);
+  row.medianMs.reset();
+  row.smClockMHz.reset();
+  EXPECT_TRUE(implausibleSpeed(row, board, PrecisionClass::strict)) << "above the bound at the rated clock";
+  row.smClockMHz = 1900;  // bound 1.1 × 28 × 128 × 2 × 1.9 GHz = 14 981 GFLOP/s
+  EXPECT_FALSE(implausibleSpeed(row, board, PrecisionClass::strict)) << "fails before: judged at the rated clock";
+  // A stored clock is data too: counted up to 1.5 × the rated clock (bound 18 712 GFLOP/s).
+  row.smClockMHz = 100000;
+  row.gflops = 18000;
+  EXPECT_FALSE(implausibleSpeed(row, board, PrecisionClass::strict));
+  row.gflops = 19000;
+  EXPECT_NE(implausibleSpeed(row, board, PrecisionClass::strict).value_or("").find("2373 MHz"), std::string::npos);
+}
