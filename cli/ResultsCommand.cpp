@@ -57,15 +57,6 @@ std::string lastColumn(const std::vector<std::string>& stale, bool implausible) 
   return out;
 }
 
-std::optional<std::string> implausibleOnItsGpu(const db::StoredResult& r, const std::optional<Config>& config,
-                                               const std::vector<db::StoredGpu>& gpus) {
-  for (const auto& g : gpus)
-    if (g.fingerprint == r.key.gpuFingerprint)
-      return serving::implausibleSpeed(
-          r, g.spec, config ? serving::precisionClassOf(*config->family) : serving::PrecisionClass::strict);
-  return std::nullopt;
-}
-
 // The rows to list: the options as a store filter. `currentFingerprint` learns the fingerprint of
 // a GPU detected here.
 db::ResultFilter filterOf(const ResultsArgs& a, const db::ResultStore& store,
@@ -85,12 +76,12 @@ db::ResultFilter filterOf(const ResultsArgs& a, const db::ResultStore& store,
   return filter;
 }
 
-// What the store says about a row beyond its own columns: its GPU's boost clock and the GPU
-// that measured it.
+// What the store says about a row beyond its own columns: its GPU's spec (boost clock, speed
+// bound) and the GPU that measured it.
 class RowContext {
  public:
   RowContext(const db::ResultStore& store, const std::vector<db::StoredGpu>& gpus) {
-    for (const auto& g : gpus) boostMHz_[g.fingerprint] = static_cast<int>(g.spec.clockKhz / 1000);
+    for (const auto& g : gpus) specOf_[g.fingerprint] = g.spec;
     for (const auto& run : store.runs()) {
       uuidOfRun_[run.id] = run.gpu.uuid;
       if (!run.gpu.uuid.empty()) uuidsOfModel_[run.gpuFingerprint].insert(run.gpu.uuid);
@@ -99,8 +90,16 @@ class RowContext {
 
   // A row timed far below its GPU's boost clock is marked (the tuner re-times such timings).
   bool lowClock(const db::StoredResult& r) const {
-    auto it = boostMHz_.find(r.key.gpuFingerprint);
-    return r.smClockMHz && it != boostMHz_.end() && belowSustainedClock(*r.smClockMHz, it->second);
+    auto it = specOf_.find(r.key.gpuFingerprint);
+    return r.smClockMHz && it != specOf_.end() &&
+           belowSustainedClock(*r.smClockMHz, static_cast<int>(it->second.clockKhz / 1000));
+  }
+  // Why a row cannot have run as fast as it says on the GPU it was stored for (serving/SpeedBound).
+  std::optional<std::string> implausible(const db::StoredResult& r, const std::optional<Config>& config) const {
+    auto it = specOf_.find(r.key.gpuFingerprint);
+    if (it == specOf_.end()) return std::nullopt;
+    return serving::implausibleSpeed(
+        r, it->second, config ? serving::precisionClassOf(*config->family) : serving::PrecisionClass::strict);
   }
   // Which GPU measured a row: its run's GPU (identical GPUs of one `tune --gpu all` share the rows
   // of their model, each row in the run of the GPU that timed it).
@@ -117,7 +116,7 @@ class RowContext {
   }
 
  private:
-  std::map<std::string, int> boostMHz_;
+  std::map<std::string, GpuSpec> specOf_;
   std::map<std::int64_t, std::string> uuidOfRun_;
   std::map<std::string, std::set<std::string>> uuidsOfModel_;
 };
@@ -208,7 +207,7 @@ int run(const ResultsArgs& a, const CliContext& ctx) {
   std::vector<Row> rows;
   for (auto& r : store.results(filter)) {
     auto check = serving::checkStoredRow(r, present, currentFingerprint);
-    auto implausible = implausibleOnItsGpu(r, check.config, gpus);
+    auto implausible = context.implausible(r, check.config);
     rows.push_back({std::move(r), std::move(check.staleReasons), std::move(implausible)});
   }
 

@@ -15,10 +15,9 @@
 namespace gemmtune::report {
 
 std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu) {
-  // The lanes as the speed bound counts them (serving/SpeedBound): one table of the hardware.
-  const int lanes = serving::fp32LanesPerSm(gpu.ccMajor, gpu.ccMinor);
-  if (gpu.smCount <= 0 || gpu.clockKhz <= 0 || lanes == 0) return std::nullopt;
-  return Fp32Peak{gpu.smCount, lanes, gpu.clockKhz / 1e6};
+  const auto peak = serving::peakRate(gpu, serving::PrecisionClass::strict);
+  if (!peak) return std::nullopt;
+  return Fp32Peak{gpu.smCount, serving::fp32LanesPerSm(gpu.ccMajor, gpu.ccMinor), gpu.clockKhz / 1e6, peak->gflops};
 }
 
 std::string sizeLabel(const db::ProblemKey& p) {

@@ -36,15 +36,18 @@ struct MeasuredRow {
   bool ok() const { return status == "ok" && gflops.has_value(); }
 };
 
-// FP32 peak = SMs × FP32 lanes per SM × 2 (an FMA is two FLOPs) × boost clock.
+// FP32 peak = SMs × FP32 lanes per SM × 2 (an FMA is two FLOPs) × boost clock, the figure the
+// speed bound holds rows to (serving::peakRate); its factors, for the chart's note.
 struct Fp32Peak {
   int smCount = 0;
   int lanesPerSm = 0;
   double clockGHz = 0;
-  double tflops() const { return smCount * lanesPerSm * 2.0 * clockGHz / 1000.0; }
+  double gflops = 0;
+  double tflops() const { return gflops / 1000.0; }
 };
 
-// Absent when the stored spec lacks the SM count or the clock.
+// Absent when the stored spec lacks the SM count or the clock, or its architecture's lanes are
+// unknown.
 std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu);
 
 // "4096" when M = N = K, else "4096x1024x512"; a layout or beta class other than the defaults

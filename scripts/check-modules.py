@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The module graph docs/design.md draws must be the one CMake links (tests: module_graph).
+"""The module graph docs/design.md draws must be the one CMake links (test house_rules).
 
 Reads every <folder>/CMakeLists.txt of the modules (add_library names which folder a gemmtune_*
 target belongs to; target_link_libraries, PUBLIC, PRIVATE or INTERFACE, which others it links

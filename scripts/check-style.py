@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""House rules the code review keeps asking for, checked from the sources (tests/style_test):
+"""House rules the code review keeps asking for, checked from the sources (test house_rules):
 no source file over 500 lines outside tests/, and no function over 80 lines outside templates/.
 
 A function is a brace block opened at namespace or class level whose head (the text since the

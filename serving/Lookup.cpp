@@ -14,6 +14,7 @@
 #include "LaunchLimits.hpp"
 #include "Log.hpp"
 #include "Occupancy.hpp"
+#include "SizeDistance.hpp"
 #include "SpeedBound.hpp"
 #include "WaveModel.hpp"
 

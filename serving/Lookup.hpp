@@ -30,7 +30,6 @@
 #include "CacheKey.hpp"
 #include "Family.hpp"
 #include "ResultStore.hpp"
-#include "SizeDistance.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune::serving {

@@ -10,6 +10,7 @@
 #include "GpuProfiles.hpp"
 #include "SqliteStore.hpp"
 #include "Lookup.hpp"
+#include "SizeDistance.hpp"
 #include "SpeedBound.hpp"
 #include "db_test_support.hpp"
 

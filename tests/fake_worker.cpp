@@ -25,6 +25,7 @@
 #include <tuple>
 #include <utility>
 
+#include "PipeIo.hpp"
 #include "worker/WorkerWire.hpp"
 
 using namespace gemmtune;
@@ -51,29 +52,19 @@ int sickAfter() {
 
 int starts() { return count("start"); }
 
+// Frames as the real worker reads and writes them (WorkerWire), without deadlines: the parent
+// decides how long to wait. Raw bytes (garbage on purpose) go out as they are.
 void send(const std::string& bytes) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(1, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) std::_Exit(4);
-    done += static_cast<std::size_t>(n);
-  }
+  if (writeAllBefore(1, bytes, PipeClock::time_point::max()) != PipeIo::Ok) std::_Exit(4);
 }
 
-void reply(const nlohmann::json& j) { send(wire::encodeFrame(j)); }
+void reply(const nlohmann::json& j) {
+  if (wire::writeFrame(1, j, PipeClock::time_point::max()) != wire::FrameIo::Ok) std::_Exit(4);
+}
 
 bool receive(nlohmann::json& out) {
-  unsigned char h[wire::kHeaderBytes];
-  for (std::size_t got = 0; got < sizeof h;) {
-    ssize_t n = ::read(0, h + got, sizeof h - got);
-    if (n <= 0) return false;
-    got += static_cast<std::size_t>(n);
-  }
-  std::string payload(*wire::payloadLength(h), '\0');
-  for (std::size_t got = 0; got < payload.size();) {
-    ssize_t n = ::read(0, payload.data() + got, payload.size() - got);
-    if (n <= 0) return false;
-    got += static_cast<std::size_t>(n);
-  }
+  std::string payload;
+  if (wire::readFrame(0, payload, PipeClock::time_point::max()) != wire::FrameIo::Ok) return false;
   out = wire::decodePayload(payload);
   return true;
 }

@@ -151,6 +151,9 @@ TEST(reportPeak, LanesPerSmFollowTheArchitecture) {
   ASSERT_TRUE(p);
   EXPECT_NEAR(p->tflops(), 132 * 128 * 2 * 1.98 / 1000, 1e-9);
   EXPECT_FALSE(fp32Peak(test::testGpu()));  // no clock stored
+  GpuSpec unknownArch = test::reportGpu();
+  unknownArch.ccMajor = 13;  // no known lane count: no line rather than a guessed one
+  EXPECT_FALSE(fp32Peak(unknownArch));
 }
 
 using reportData = ReportFixture;
