@@ -11,6 +11,15 @@
 
 namespace gemmtune {
 
+// The kernels' batch argument, laid out exactly as templates/batch.cuh's GemmtuneBatch: batch b
+// reads A + b·strideA (elements) or arrayA[b], and so on; the arrays are null when strided.
+struct BatchArg {
+  long long strideA = 0, strideB = 0, strideC = 0;
+  CUdeviceptr arrayA = 0, arrayB = 0, arrayC = 0;
+  int count = 1;
+};
+static_assert(sizeof(BatchArg) == 56, "BatchArg must match templates/batch.cuh");
+
 struct SgemmArgs {
   int m = 0, n = 0, k = 0;
   float alpha = 1.0f;
@@ -22,9 +31,12 @@ struct SgemmArgs {
   CUdeviceptr c = 0;
   int ldc = 0;
   CUdeviceptr workspace = 0;  // the plan's workspace, when it needs one
+  Layout layout{};            // how A and B are stored (their leading dimensions follow it)
+  BatchArg batch{};
 };
 
-// The problem these operands pose (sizes, leading dimensions, pointer alignment, beta class).
+// The problem these operands pose (sizes, layout, leading dimensions, batch, pointer alignment,
+// beta class).
 GemmProblem problemOf(const SgemmArgs& args);
 
 // Argument pointers for one launch; they point into this object, so it is neither copied nor moved.

@@ -21,6 +21,7 @@ int Config::operator[](const std::string& paramName) const {
 std::string Config::name() const {
   std::string out = family->name;
   for (size_t i = 0; i < values.size(); ++i) out += fmt::format("_{}{}", family->params[i].tag, values[i]);
+  if (layout != Layout{}) out += "_" + layout.text();
   if (guarded) out += "_guarded";
   return out;
 }
@@ -41,7 +42,8 @@ std::vector<int> Config::templateArguments() const {
 std::string Config::nameExpression() const {
   std::string out = family->kernelName + "<";
   for (int v : templateArguments()) out += fmt::format("{},", v);
-  out += guarded ? "true>" : "false>";
+  auto flag = [](bool b) { return b ? "true" : "false"; };
+  out += fmt::format("{},{},{}>", flag(guarded), flag(layout.transA), flag(layout.transB));
   return out;
 }
 

@@ -90,16 +90,21 @@ struct Config {
   const Family* family = nullptr;
   std::vector<int> values;  // in family->params order
   bool guarded = true;
+  // How the kernel reads A and B (a template argument, like the form): the problem decides it
+  // (formFor), as it decides the form.
+  Layout layout{};
 
   int operator[](const std::string& paramName) const;  // throws std::out_of_range
   // The canonical instance name: family, then tag and value per parameter, e.g.
-  // "tiled2d_bm64_bn64_bk8_guarded".
+  // "tiled2d_bm64_bn64_bk8_guarded"; a layout other than nn comes before the form:
+  // "tiled2d_bm64_bn64_bk8_tn_guarded".
   std::string name() const;
   // (parameter name, value) in the family's order.
   std::vector<std::pair<std::string, int>> namedValues() const;
   // The values the template is instantiated with: every parameter's but the launch-only ones.
   std::vector<int> templateArguments() const;
-  // "sgemm_tiled_2d<64,64,8,true>": templateArguments(), then the form.
+  // "sgemm_tiled_2d<64,64,8,true,false,false>": templateArguments(), then the form, then
+  // TRANS_A and TRANS_B.
   std::string nameExpression() const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;
@@ -108,7 +113,7 @@ struct Config {
   // The first constraint `gpu` violates, if any.
   const TargetConstraint* violatedOn(const GpuSpec& gpu) const;
   bool operator==(const Config& o) const {
-    return family == o.family && values == o.values && guarded == o.guarded;
+    return family == o.family && values == o.values && guarded == o.guarded && layout == o.layout;
   }
 };
 

@@ -11,6 +11,7 @@ namespace gemmtune {
 namespace {
 
 constexpr long long kMaxElements = std::numeric_limits<int>::max();  // 32-bit offsets in the templates
+constexpr long long kMaxGridZ = 65535;  // every GPU gemmtune runs on
 
 }  // namespace
 
@@ -19,7 +20,10 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   // Templates form 32-bit offsets of rows and k steps up to one tile past the last (computed,
   // never dereferenced), so one tile of slack on top of every operand must fit as well.
-  const long long reachA = (p.m + g.tileM) * p.lda, reachB = (p.k + g.tileK) * p.ldb, reachC = (p.m + g.tileM) * p.ldc;
+  // Stored rows of A: M (op N) or K (op T); of B: K (op N) or N (op T).
+  const long long rowTileA = p.layout.transA ? g.tileK : g.tileM, rowTileB = p.layout.transB ? g.tileN : g.tileK;
+  const long long reachA = (p.rowsA() + rowTileA) * p.lda, reachB = (p.rowsB() + rowTileB) * p.ldb,
+                  reachC = (p.m + g.tileM) * p.ldc;
   if (reachA > kMaxElements || reachB > kMaxElements || reachC > kMaxElements)
     return LaunchPlan::refused(fmt::format("{}: an operand with one tile of slack reaches 2^31 elements (templates use 32-bit offsets)", p.text()));
   if (!config.guarded) {
@@ -36,9 +40,11 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
                                                bytes, p.text()));
     }
   }
+  // One grid layer per batch (the templates read blockIdx.z as the batch).
+  if (p.batch > kMaxGridZ) return LaunchPlan::refused(fmt::format("{}: more than {} batches in one launch", p.text(), kMaxGridZ));
   const long long gx = (p.n + g.tileN - 1) / g.tileN, gy = (p.m + g.tileM - 1) / g.tileM;
   KernelLaunch k;
-  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1};
+  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(p.batch)};
   k.block = Dim3{static_cast<unsigned>(f.threadsPerBlock(config)), 1, 1};
   k.dynamicSmemBytes = f.dynamicSmemBytes(config);
   k.args = sgemmKernelArgs();
@@ -54,6 +60,7 @@ LaunchPlan planLaunch(const Config& config, const GemmProblem& problem) {
 }
 
 Config formFor(Config config, const GemmProblem& problem) {
+  config.layout = problem.layout;
   config.guarded = false;
   if (!planLaunch(config, problem).runnable()) config.guarded = true;
   return config;

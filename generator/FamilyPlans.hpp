@@ -15,11 +15,11 @@ struct TiledGeometry {
   int vectorWidth = 1;                  // > 1: the unguarded form loads and stores that many floats at once
 };
 
-// The plan of a single-kernel template: grid (ceil(N / tileN), ceil(M / tileM)), the family's
+// The plan of a single-kernel template: grid (ceil(N / tileN), ceil(M / tileM), batch), the family's
 // threads and dynamic shared memory, sgemmKernelArgs(). The unguarded form is refused where the
 // tiles do not divide the problem, or the vector width does not divide the leading dimensions and
 // the pointers' alignment; every form is refused where an operand with one tile of slack
-// ((M + tileM)·lda, (K + tileK)·ldb, (M + tileM)·ldc) reaches 2^31 elements: templates form
+// ((stored rows + a tile)·ld per operand) reaches 2^31 elements: templates form
 // 32-bit offsets up to a tile past the last row or k step. The GPU's grid limits are checked with its other limits
 // (device/LaunchLimits).
 LaunchPlan tiledPlan(const Config& config, const GemmProblem& problem, const TiledGeometry& geometry);

@@ -127,9 +127,17 @@ Config FamilyRegistry::parseName(std::string_view canonical) const {
                                  quoteInput(canonical), quoteInput(tokens[0]), choices()));
   Config c{f, {}, false};
   size_t expected = 1 + f->params.size();
-  if (tokens.size() == expected + 1 && tokens.back() == "guarded") {
+  if (tokens.size() > expected && tokens.back() == "guarded") {
     c.guarded = true;
-  } else if (tokens.size() != expected) {
+    tokens.pop_back();
+  }
+  if (tokens.size() == expected + 1) {
+    if (auto layout = Layout::parse(tokens.back()); layout && *layout != Layout{}) {
+      c.layout = *layout;
+      tokens.pop_back();
+    }
+  }
+  if (tokens.size() != expected) {
     throw UsageError(fmt::format("{} is not a {} instance name (expected e.g. {})", quoteInput(canonical),
                                  f->name, Config{f, std::vector<int>(f->params.size(), 1), true}.name()));
   }

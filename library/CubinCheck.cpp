@@ -61,7 +61,8 @@ std::string manglePrefix(const Config& config) {
   const std::string& name = config.family->kernelName;
   std::string out = fmt::format("_Z{}{}I", name.size(), name);
   for (int v : config.templateArguments()) out += v < 0 ? fmt::format("Lin{}E", -static_cast<long long>(v)) : fmt::format("Li{}E", v);
-  out += config.guarded ? "Lb1EE" : "Lb0EE";
+  auto flag = [](bool b) { return b ? "Lb1E" : "Lb0E"; };
+  out += fmt::format("{}{}{}E", flag(config.guarded), flag(config.layout.transA), flag(config.layout.transB));
   return out;
 }
 

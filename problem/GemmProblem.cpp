@@ -10,10 +10,13 @@ std::string alignText(const char* what, int bytes) { return bytes >= 16 ? "" : f
 
 }  // namespace
 
-GemmProblem GemmProblem::packed(long long m, long long n, long long k) {
+GemmProblem GemmProblem::packed(const GemmShape& s) {
   GemmProblem p;
-  p.m = m, p.n = n, p.k = k;
-  p.lda = k, p.ldb = n, p.ldc = n;
+  p.m = s.M, p.n = s.N, p.k = s.K;
+  p.layout = s.layout;
+  p.batch = s.batch;
+  p.lda = p.colsA(), p.ldb = p.colsB(), p.ldc = p.n;
+  if (p.batch > 1) p.strideA = p.rowsA() * p.lda, p.strideB = p.rowsB() * p.ldb, p.strideC = p.m * p.ldc;
   return p;
 }
 
@@ -25,13 +28,30 @@ int GemmProblem::alignmentOf(std::uintptr_t address) {
 
 std::string GemmProblem::text() const {
   std::string out = fmt::format("{}x{}x{}", m, n, k);
-  if (lda != k || ldb != n || ldc != n) out += fmt::format(" lda {} ldb {} ldc {}", lda, ldb, ldc);
-  return out + alignText("A", alignA) + alignText("B", alignB) + alignText("C", alignC);
+  if (layout != Layout{}) out += " " + layout.text();
+  if (lda != colsA() || ldb != colsB() || ldc != n) out += fmt::format(" lda {} ldb {} ldc {}", lda, ldb, ldc);
+  out += alignText("A", alignA) + alignText("B", alignB) + alignText("C", alignC);
+  if (batch != 1) {
+    out += fmt::format(" batch {}", batch);
+    if (pointerArrays) out += " (pointer arrays)";
+    else out += fmt::format(" (strides {} {} {})", strideA, strideB, strideC);
+  }
+  return out;
 }
 
 std::string malformedProblem(const GemmProblem& p) {
   if (p.m < 1 || p.n < 1 || p.k < 1) return fmt::format("{}: every dimension must be at least 1", p.text());
-  if (p.lda < p.k || p.ldb < p.n || p.ldc < p.n) return fmt::format("{}: leading dimensions below the row lengths", p.text());
+  if (p.lda < p.colsA()) return fmt::format("{}: lda must be at least {} (A's stored row length)", p.text(), p.colsA());
+  if (p.ldb < p.colsB()) return fmt::format("{}: ldb must be at least {} (B's stored row length)", p.text(), p.colsB());
+  if (p.ldc < p.n) return fmt::format("{}: ldc must be at least N = {}", p.text(), p.n);
+  if (p.batch < 1) return fmt::format("{}: the batch count must be at least 1", p.text());
+  if (p.batch > 1 && !p.pointerArrays) {
+    if (p.strideA < 0 || p.strideB < 0 || p.strideC < 0) return fmt::format("{}: batch strides must not be negative", p.text());
+    // Batches may share A or B (stride 0 broadcasts) but each writes its own C.
+    if (p.strideC < (p.m - 1) * p.ldc + p.n)
+      return fmt::format("{}: strideC must be at least {} ((M - 1)·ldc + N) so that the batches' C do not overlap",
+                         p.text(), (p.m - 1) * p.ldc + p.n);
+  }
   return {};
 }
 

@@ -10,7 +10,7 @@ LaunchPlan LaunchPlan::refused(std::string why) {
 
 const std::vector<KernelArg>& sgemmKernelArgs() {
   using A = KernelArg;
-  static const std::vector<KernelArg> args{A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc};
+  static const std::vector<KernelArg> args{A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc, A::Batch};
   return args;
 }
 

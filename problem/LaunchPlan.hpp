@@ -22,7 +22,9 @@ struct Dim3 {
 };
 
 // One argument of a kernel, named by meaning; bound to values at launch (device/LaunchArgs).
-enum class KernelArg : std::uint8_t { M, N, K, Alpha, A, Lda, B, Ldb, Beta, C, Ldc, Workspace };
+// Batch is one struct (templates/batch.cuh, device/LaunchArgs.hpp's BatchArg): the batch
+// strides, the pointer arrays (null when strided) and the batch count.
+enum class KernelArg : std::uint8_t { M, N, K, Alpha, A, Lda, B, Ldb, Beta, C, Ldc, Batch, Workspace };
 
 struct KernelLaunch {
   int kernel = 0;  // index into the configuration's kernels (Config::kernelExpressions()); 0 is the main one
@@ -44,7 +46,8 @@ struct LaunchPlan {
 };
 
 // The argument list of every template of the single-kernel contract:
-// (int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc).
+// (int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc,
+//  GemmtuneBatch batch); templates that split K take a workspace pointer after it.
 const std::vector<KernelArg>& sgemmKernelArgs();
 
 }  // namespace gemmtune

@@ -30,12 +30,14 @@
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
 // GUARDED form: rows of A past M and columns of B past N are loaded clamped (they only feed
 // results that are never stored); k past K is zeroed in both A and B, so it adds exactly 0.
-// Self-contained (no includes) for NVRTC.
+// Includes only batch.cuh (the batch argument) for NVRTC.
 
-template <int BM, int BN, int BK, int TM, bool GUARDED>
+#include "batch.cuh"
+
+template <int BM, int BN, int BK, int TM, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(BM / TM * BN)
     sgemm_blocktile_1d(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+                       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
   static_assert(BM >= 1 && BN >= 1 && BK >= 1 && TM >= 1, "BM, BN, BK and TM must be at least 1");
   static_assert(BM % TM == 0, "TM must divide BM: each thread owns TM whole rows of one column");
   static_assert(BM / TM * BN <= 1024, "BM*BN/TM threads exceed CUDA's 1024 per block");

@@ -22,12 +22,14 @@
 // BN | N, BK | K; A, B, C 16-byte aligned; lda, ldb, ldc multiples of 4.
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Self-contained (no includes) for NVRTC.
+// Includes only batch.cuh (the batch argument) for NVRTC.
 
-template <int BM, int BN, int BK, int TM, int TN, bool GUARDED>
+#include "batch.cuh"
+
+template <int BM, int BN, int BK, int TM, int TN, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     sgemm_blocktile_2d(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+                       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
   static_assert(TM >= 4 && TM % 4 == 0 && TN >= 4 && TN % 4 == 0, "TM and TN must be positive multiples of 4");
   static_assert(BM % TM == 0 && BN % TN == 0, "TM must divide BM and TN must divide BN");
   static_assert(BK >= 4 && BK % 4 == 0, "BK must be a positive multiple of 4 (A is loaded as float4 along k)");

@@ -30,6 +30,7 @@
 // from what the swizzle expects computes nothing (verification then fails loudly).
 // beta == 0 never reads C (LinearCombination skips the source when beta is zero).
 #include <cutlass/gemm/device/gemm.h>
+#include "batch.cuh"
 
 template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE>
 struct gemmtune_cutlass_simt_types {
@@ -44,10 +45,10 @@ struct gemmtune_cutlass_simt_types {
   static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 4;
 };
 
-template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED>
+template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>::kThreads)
     sgemm_cutlass_simt(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-                       float* C, int ldc, int* kSliceLocks) {
+                       float* C, int ldc, GemmtuneBatch batch, int* kSliceLocks) {
   using Types = gemmtune_cutlass_simt_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE>;
   using Kernel = typename Types::Kernel;
   using Params = typename Kernel::Params;

@@ -12,12 +12,14 @@
 // Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
 // A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
 // Launch: grid (ceil(N / BLOCKSIZE), ceil(M / BLOCKSIZE)), block BLOCKSIZE^2, no dynamic smem.
-// Self-contained (no includes) so NVRTC compiles it as is.
+// Includes only batch.cuh (the batch argument) for NVRTC.
 
-template <int BLOCKSIZE, bool GUARDED>
+#include "batch.cuh"
+
+template <int BLOCKSIZE, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(BLOCKSIZE * BLOCKSIZE)
     sgemm_smem_tiled(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                     const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+                     const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
   static_assert(BLOCKSIZE >= 1, "BLOCKSIZE must be at least 1");
   static_assert(BLOCKSIZE * BLOCKSIZE <= 1024, "BLOCKSIZE^2 threads exceed CUDA's 1024 per block");
 

@@ -38,11 +38,13 @@
 // Includes cp_async.cuh (the cp.async copies; a family header).
 
 #include "cp_async.cuh"
+#include "batch.cuh"
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool GUARDED>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     sgemm_thin(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
-               int ldb, float beta, float* __restrict__ C, int ldc, float* __restrict__ workspace) {
+               int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch,
+               float* __restrict__ workspace) {
   static_assert(BM % TM == 0 && BN % TN == 0, "TM must divide BM and TN must divide BN");
   static_assert(TN == 1 || TN == 2 || TN % 4 == 0, "TN must be 1, 2 or a multiple of 4 (B fragments are read as float2/float4)");
   static_assert(BK >= 4 && BK % 4 == 0, "BK must be a positive multiple of 4 (A is read four k steps at a time)");

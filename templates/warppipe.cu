@@ -36,11 +36,12 @@
 
 #include "cp_async.cuh"
 #include "warp_tile.cuh"
+#include "batch.cuh"
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, int STAGES, bool GUARDED>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, int STAGES, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(THREADS)
     sgemm_warppipe(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
   using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS>;  // its static_asserts check the tiling
   static_assert(BM % 32 == 0, "BM must be a multiple of 32 (the BM + 4 row stride spreads A's copies over the banks)");
   static_assert(BN % 4 == 0, "BN must be a multiple of 4 (16-byte copies of B)");

@@ -46,11 +46,12 @@
 // Includes warp_tile.cuh (the warp tiling, its fragment multiply and epilogue; a family header).
 
 #include "warp_tile.cuh"
+#include "batch.cuh"
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool GUARDED>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(THREADS)
     sgemm_warptile(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
   using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS>;  // its static_asserts check the tiling
   constexpr int kSA = Tile::kSA;            // row stride of transposed A in shared memory (floats)
   constexpr int kStage = Tile::kStage;      // floats per shared-memory buffer

@@ -53,9 +53,11 @@ TEST(CompileCache, SecondCompileIsAHitWithIdenticalOutput) {
 TEST(CompileCache, OneChangedTemplateByteMisses) {
   TempDir cache, templates;
   const auto& family = *classic().family;
-  std::string source = Compiler({{}, {}, 1}).unit(classic()).source;
+  const CompileUnit unit = Compiler({{}, {}, 1}).unit(classic());
+  std::string source = unit.source;
   {
     std::ofstream(templates.path() / family.templateFile) << source;
+    for (const auto& [name, text] : unit.headers) std::ofstream(templates.path() / name) << text;
   }
   Compiler fromDir({templates.path(), cache.path(), 1});
   EXPECT_FALSE(fromDir.compile(classic(), "sm_90").fromCache);

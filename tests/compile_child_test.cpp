@@ -69,6 +69,7 @@ TEST(CompileChild, ACompileErrorComesBackWithItsLog) {
   const Config c = classicOf("blocktile1d");
   fs::create_directories(d.path() / "templates");
   std::ofstream(d.path() / "templates" / c.family->templateFile) << "this_is_not_cuda;\n";
+  for (const auto& [name, text] : Compiler({{}, {}, 1}).unit(c).headers) std::ofstream(d.path() / "templates" / name) << text;
   Compiler compiler({d.path() / "templates", d.path() / "cache", 1, countingProgram(d.path(), d.path() / "starts")});
   CompileResult r = compiler.compile(c, "sm_90");
   EXPECT_FALSE(r.ok);

@@ -95,7 +95,7 @@ TEST(LaunchPlan, RefusesWhatNoFormCanRun) {
   Config c = reg().parseName("blocktile1d_bm64_bn64_bk8_tm8_guarded");
   GemmProblem p = GemmProblem::packed(100, 100, 100);
   p.lda = 99;  // below K
-  EXPECT_NE(planLaunch(c, p).refusal.find("leading dimensions"), std::string::npos);
+  EXPECT_NE(planLaunch(c, p).refusal.find("lda must be at least 100"), std::string::npos);
   GemmProblem huge = GemmProblem::packed(70000, 70000, 70000);  // 4.9e9 elements per operand
   EXPECT_NE(planLaunch(c, huge).refusal.find("2^31"), std::string::npos);
 }
@@ -187,7 +187,7 @@ TEST(LaunchPlan, CutlassRunsEveryShapeOnTheSwizzlesGrid) {
   GemmProblem shortLda = GemmProblem::packed(17, 33, 7);
   shortLda.lda = 6;  // the same malformed-problem rule as every tiled family
   EXPECT_EQ(planLaunch(c, shortLda).refusal, malformedProblem(shortLda));
-  EXPECT_NE(malformedProblem(shortLda).find("leading dimensions"), std::string::npos);
+  EXPECT_NE(malformedProblem(shortLda).find("lda must be at least 7"), std::string::npos);
   odd.alignB = 2;
   EXPECT_NE(planLaunch(c, odd).refusal.find("4-byte aligned"), std::string::npos);
 

@@ -17,13 +17,30 @@
 // | 10   | reads C even when beta == 0                | wrong_result (C holds NaN there)        |
 // | 11   | also stores row M/2's last element one column further (C[row, N]) | wrong_result (padding canary; packed, it may race the next row's owner) |
 // | 12   | also stores element (0, 0) one element before C | wrong_result (front guard canary) |
+// | 13   | ignores the batch index (every batch computes batch 0) | wrong_result (batched checks)  |
 // Modes 11 and 12 stay inside C's allocation: they are caught by the canaries, never as a fault.
-// Launch: block 256 (16 x 16 as one dimension), grid (ceil(N / 16), ceil(M / 16)), no smem.
+// Launch: block 256 (16 x 16 as one dimension), grid (ceil(N / 16), ceil(M / 16), batch), no smem.
+// Every layout and batch form is served (the reference the worker's layout and batch checks are
+// tested with).
+// Self-contained (the tests compile it without headers): the batch argument as templates/batch.cuh.
+struct GemmtuneBatch {
+  long long strideA, strideB, strideC;
+  const float* const* arrayA;
+  const float* const* arrayB;
+  float* const* arrayC;
+  int count;
+};
 
-template <int MODE, bool GUARDED>
+template <int MODE, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(256)
-    sgemm_fault(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
-                int ldb, float beta, float* __restrict__ C, int ldc) {
+    sgemm_fault(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                float* C, int ldc, GemmtuneBatch batch) {
+  const int b = MODE == 13 ? 0 : blockIdx.z;
+  if (batch.arrayA) {
+    A = batch.arrayA[b], B = batch.arrayB[b], C = batch.arrayC[b];
+  } else {
+    A += b * batch.strideA, B += b * batch.strideB, C += b * batch.strideC;
+  }
   const bool leader = threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0;
   if (MODE == 1 && leader) C[1LL << 40] = 1.0f;
   if (MODE == 2 && leader) *reinterpret_cast<float4*>(C + 1) = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
@@ -37,7 +54,9 @@ __global__ void __launch_bounds__(256)
   if (GUARDED && (row >= M || col >= N)) return;
   const int kEnd = MODE == 5 ? (K > 8 ? (K - 1) / 8 * 8 : 0) : K;
   float acc = 0.0f;
-  for (int k = 0; k < kEnd; ++k) acc += A[(long long)row * lda + k] * B[(long long)k * ldb + col];
+  for (int k = 0; k < kEnd; ++k)
+    acc += (TRANS_A ? A[(long long)k * lda + row] : A[(long long)row * lda + k]) *
+           (TRANS_B ? B[(long long)col * ldb + k] : B[(long long)k * ldb + col]);
   float* c = C + (long long)row * ldc + col;
   const float a = MODE == 8 ? 1.0f : alpha;
   float out;

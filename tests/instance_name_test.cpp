@@ -10,10 +10,10 @@ TEST(InstanceName, ClassicConfigsHaveTheDocumentedNames) {
   const auto& reg = FamilyRegistry::builtin();
   auto c = reg.parseParams(reg.get("blocktile1d"), "BM=64,BN=64,BK=8,TM=8", true);
   EXPECT_EQ(c.name(), "blocktile1d_bm64_bn64_bk8_tm8_guarded");
-  EXPECT_EQ(c.nameExpression(), "sgemm_blocktile_1d<64,64,8,8,true>");
+  EXPECT_EQ(c.nameExpression(), "sgemm_blocktile_1d<64,64,8,8,true,false,false>");
   auto s = reg.parseParams(reg.get("smem"), "BLOCKSIZE=32", false);
   EXPECT_EQ(s.name(), "smem_bs32");
-  EXPECT_EQ(s.nameExpression(), "sgemm_smem_tiled<32,false>");
+  EXPECT_EQ(s.nameExpression(), "sgemm_smem_tiled<32,false,false,false>");
 }
 
 TEST(InstanceName, EveryPointOfEveryFamilyRoundTrips) {

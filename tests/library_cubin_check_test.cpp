@@ -34,7 +34,7 @@ Config config(const std::string& name) { return FamilyRegistry::builtin().parseN
 TEST(libraryCubinCheck, ManglePrefixIsWhatNvrtcLowersTheNameExpressionTo) {
   ASSERT_TRUE(realCubin().ok) << realCubin().log;
   EXPECT_EQ(manglePrefix(config("blocktile1d_bm64_bn64_bk8_tm8_guarded")),
-            "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb1EE");
+            "_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb1ELb0ELb0EE");
   EXPECT_TRUE(realCubin().loweredName.starts_with(manglePrefix(config("blocktile1d_bm64_bn64_bk8_tm8_guarded"))))
       << realCubin().loweredName;
 }
@@ -42,7 +42,7 @@ TEST(libraryCubinCheck, ManglePrefixIsWhatNvrtcLowersTheNameExpressionTo) {
 // Launch-only parameters are no template arguments: every split-K slice count is one kernel, so
 // the stored binary of _sk4 names the same entry point as _sk1 (as NVRTC lowered it on an H100).
 TEST(libraryCubinCheck, ManglePrefixLeavesOutLaunchOnlyParameters) {
-  const std::string lowered = "_Z18sgemm_cutlass_simtILi64ELi64ELi8ELi32ELi32ELi5ELi4ELb0EEviiifPKfiS1_ifPfiPi";
+  const std::string lowered = "_Z18sgemm_cutlass_simtILi64ELi64ELi8ELi32ELi32ELi5ELi4ELb0ELb0ELb0EEviiifPKfiS1_ifPfi13GemmtuneBatchPi";
   for (const char* name : {"cutlass_bm64_bn64_bk8_wm32_wn32_st5_sw4_sk4", "cutlass_bm64_bn64_bk8_wm32_wn32_st5_sw4_sk1"})
     EXPECT_TRUE(lowered.starts_with(manglePrefix(config(name)))) << name << ": " << manglePrefix(config(name));
 }

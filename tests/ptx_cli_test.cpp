@@ -27,7 +27,7 @@ TEST(PtxCli, PrintsThePtxOfTheNamedInstance) {
   auto r = runCli({"ptx", "--family", "blocktile1d", "--params", "BM=64,BN=64,BK=8,TM=8", "--arch", "sm_90", "--no-cache"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find(".target sm_90"), std::string::npos);
-  EXPECT_NE(r.out.find(".entry _Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EE"), std::string::npos);
+  EXPECT_NE(r.out.find(".entry _Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0ELb0ELb0EE"), std::string::npos);
 }
 
 TEST(PtxCli, StatsShowResourcesAndInstructionMix) {

@@ -75,11 +75,6 @@ void addItem(std::string_view item, std::vector<GemmShape>& out) {
 
 }  // namespace
 
-std::string GemmShape::str() const {
-  if (M == N && N == K) return std::to_string(M);
-  return fmt::format("{}x{}x{}", M, N, K);
-}
-
 std::vector<GemmShape> parseSizes(std::string_view spec) {
   if (spec.empty()) throw UsageError("no sizes given (e.g. --sizes 1024..8192)");
   std::vector<GemmShape> all;

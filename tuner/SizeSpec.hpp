@@ -10,14 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace gemmtune {
+#include "GemmShape.hpp"
 
-struct GemmShape {
-  long long M = 0, N = 0, K = 0;
-  bool operator==(const GemmShape&) const = default;
-  std::string str() const;  // "4096" when square, else "4096x1024x512"
-  double flops() const { return 2.0 * double(M) * double(N) * double(K); }
-};
+namespace gemmtune {
 
 // Throws UsageError with one line naming the bad item. Duplicates are dropped (first kept).
 std::vector<GemmShape> parseSizes(std::string_view spec);

@@ -11,6 +11,7 @@ Family blocktile1dFamily() {
   f.name = "blocktile1d";
   f.templateFile = "blocktile_1d.cu";
   f.kernelName = "sgemm_blocktile_1d";
+  f.headers = {"batch.cuh"};  // the batch argument every kernel takes
   f.description = "1D-blocktiled SGEMM, TM results of one column per thread";
   f.params = {
       {"BM", "bm", {16, 32, 64, 128, 256}, "rows of the C tile per block"},
@@ -34,7 +35,10 @@ Family blocktile1dFamily() {
   f.threadsPerBlock = [](const Config& c) { return c["BM"] / c["TM"] * c["BN"]; };
   f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"]) * c["BK"] * 4; };  // A transposed, padded
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"]}); };
+  f.plan = [](const Config& c, const GemmProblem& p) {
+    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("blocktile1d reads nn, one matrix per call, only (so far)");
+    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"]});
+  };
   return f;
 }
 

@@ -15,6 +15,7 @@ Family blocktile2dFamily() {
   f.name = "blocktile2d";
   f.templateFile = "blocktile_2d.cu";
   f.kernelName = "sgemm_blocktile_2d";
+  f.headers = {"batch.cuh"};  // the batch argument every kernel takes
   f.description = "2D-blocktiled SGEMM, TM×TN results per thread, A transposed in shared memory, float4 loads";
   f.order = 25;
   f.params = {
@@ -46,7 +47,10 @@ Family blocktile2dFamily() {
   f.threadsPerBlock = threads;
   f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"]) * c["BK"] * 4; };
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4}); };
+  f.plan = [](const Config& c, const GemmProblem& p) {
+    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("blocktile2d reads nn, one matrix per call, only (so far)");
+    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
+  };
   return f;
 }
 

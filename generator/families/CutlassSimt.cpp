@@ -26,6 +26,7 @@ int swizzleLogTile(int swizzle, long long tilesN) {
 
 LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
+  if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("cutlass reads nn, one matrix per call, only (so far)");
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
     return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
@@ -56,6 +57,7 @@ Family cutlassFamily() {
   f.name = "cutlass";
   f.templateFile = "cutlass_simt.cu";
   f.kernelName = "sgemm_cutlass_simt";
+  f.headers = {"batch.cuh"};  // the batch argument every kernel takes
   f.description = "CUTLASS SIMT SGEMM through NVRTC: warp tiles of 8×8 per thread, cp.async multistage pipeline";
   f.order = 40;
   // The default domains follow CUTLASS's own SM80 SIMT list (BK 8, 4–8 warps, 3–5 stages). One

@@ -11,6 +11,7 @@ Family smemTiledFamily() {
   f.name = "smem";
   f.templateFile = "smem_tiled.cu";
   f.kernelName = "sgemm_smem_tiled";
+  f.headers = {"batch.cuh"};  // the batch argument every kernel takes
   f.description = "shared-memory tiled SGEMM, one result per thread";
   f.order = 10;
   f.params = {{"BLOCKSIZE", "bs", {8, 16, 24, 32}, "edge of the square C tile; BLOCKSIZE^2 threads"}};
@@ -27,6 +28,7 @@ Family smemTiledFamily() {
   f.dynamicSmemBytes = [](const Config&) { return 0; };
   f.staticSmemBytes = [](const Config& c) { return 2 * c["BLOCKSIZE"] * c["BLOCKSIZE"] * 4; };
   f.plan = [](const Config& c, const GemmProblem& p) {
+    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("smem reads nn, one matrix per call, only (so far)");
     const int bs = c["BLOCKSIZE"];
     return tiledPlan(c, p, {bs, bs, bs});
   };

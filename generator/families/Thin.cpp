@@ -19,6 +19,7 @@ int threads(const Config& c) { return (c["BM"] / c["TM"]) * (c["BN"] / c["TN"]);
 constexpr long long kMaxWorkspaceBytes = 64LL << 20;
 
 LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
+  if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("thin reads nn, one matrix per call, only (so far)");
   LaunchPlan plan = tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
   if (!plan.runnable()) return plan;
   KernelLaunch& k = plan.launches.front();
@@ -43,7 +44,7 @@ Family thinFamily() {
   Family f;
   f.name = "thin";
   f.templateFile = "thin.cu";
-  f.headers = {"cp_async.cuh"};  // the cp.async copies, shared with warppipe
+  f.headers = {"cp_async.cuh", "batch.cuh"};  // the cp.async copies (shared with warppipe), the batch argument
   f.kernelName = "sgemm_thin";
   f.description = "small C tiles for skinny shapes (M or N small, down to GEMV) with K split across blocks";
   f.order = 35;

@@ -27,7 +27,7 @@ Family warptileFamily() {
   Family f;
   f.name = "warptile";
   f.templateFile = "warptile.cu";
-  f.headers = {"warp_tile.cuh"};  // the warp tiling, shared with warppipe
+  f.headers = {"warp_tile.cuh", "batch.cuh"};  // the warp tiling (shared with warppipe), the batch argument
   f.kernelName = "sgemm_warptile";
   f.description = "warp-tiled SGEMM: warp tiles of TM×TN fragments, A transposed in shared memory, float4 loads";
   f.order = 30;
@@ -78,7 +78,10 @@ Family warptileFamily() {
   f.threadsPerBlock = [](const Config& c) { return c["THREADS"]; };
   f.dynamicSmemBytes = [](const Config& c) { return 2 * c["BK"] * (c["BM"] + 4 + c["BN"]) * 4; };
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4}); };
+  f.plan = [](const Config& c, const GemmProblem& p) {
+    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("warptile reads nn, one matrix per call, only (so far)");
+    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
+  };
   return f;
 }
 

@@ -16,6 +16,7 @@ Family probeNaiveFamily() {
   f.name = "probe";
   f.templateFile = "probe_naive.cu";
   f.kernelName = "sgemm_probe_naive";
+  f.headers = {"batch.cuh"};
   f.description = "test-only naive SGEMM, one result per thread";
   f.order = 1000;
   f.params = {{"BS", "bs", {8, 16}, "edge of the square C tile of a block"}};
@@ -25,6 +26,7 @@ Family probeNaiveFamily() {
   f.dynamicSmemBytes = [](const Config&) { return 0; };
   f.staticSmemBytes = [](const Config&) { return 0; };
   f.plan = [](const Config& c, const GemmProblem& p) {
+    if (p.layout != Layout{}) return LaunchPlan::refused("the probe reads nn only");
     // K needs no tiling: the unguarded form only needs BS | M and BS | N.
     return tiledPlan(c, p, {c["BS"], c["BS"], 1});
   };

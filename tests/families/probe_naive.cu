@@ -10,10 +10,14 @@
 // Launch: grid (ceil(N / BS), ceil(M / BS)), block BS * BS (1-D), no shared memory.
 // Row-major C = alpha * A * B + beta * C; beta == 0 never reads C.
 
-template <int BS, bool GUARDED>
+#include "batch.cuh"
+
+template <int BS, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(BS * BS)
-    sgemm_probe_naive(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                      const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+    sgemm_probe_naive(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                      float* C, int ldc, GemmtuneBatch batch) {
+  static_assert(!TRANS_A && !TRANS_B, "the probe reads nn only (its plan refuses the others)");
+  gemmtune_select_batch(batch, blockIdx.z, A, B, C);
   static_assert(BS * BS % 32 == 0 && BS * BS <= 1024, "BS*BS threads: whole warps, at most 1024");
   const int row = blockIdx.y * BS + threadIdx.x / BS, col = blockIdx.x * BS + threadIdx.x % BS;
   if (GUARDED && (row >= M || col >= N)) return;
