@@ -18,7 +18,8 @@ namespace gemmtune::cli {
 namespace {
 
 struct QueryArgs {
-  std::string db, gpu = "auto", size, mnk, family;
+  std::string db, gpu = "auto", size, mnk, family, layout = "nn";
+  long long batch = 1;
   bool json = false;
 };
 
@@ -30,6 +31,10 @@ int noResults(const std::string& location, const std::string& what) {
 int run(const QueryArgs& a, const CliContext& ctx) {
   if (a.size.empty() == a.mnk.empty()) throw UsageError("give the problem with --size N or --mnk MxNxK");
   db::ProblemKey problem = serving::parseProblemSize(a.size.empty() ? a.mnk : a.size);
+  if (!Layout::parse(a.layout)) throw UsageError(fmt::format("--layout must be nn, nt, tn or tt, got {}", a.layout));
+  if (a.batch < 1) throw UsageError(fmt::format("--batch must be at least 1, got {}", a.batch));
+  problem.layout = a.layout;
+  problem.batch = a.batch;
   if (!a.family.empty()) FamilyRegistry::builtin().get(a.family);  // unknown family: usage error
 
   const std::string path = db::resolveDatabasePath(a.db).string();
@@ -44,14 +49,15 @@ int run(const QueryArgs& a, const CliContext& ctx) {
 
   serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()));
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
-  std::string sizeText = fmt::format("{}x{}x{}", problem.m, problem.n, problem.k);
+  std::string sizeText = fmt::format("{}x{}x{}{}", problem.m, problem.n, problem.k,
+                                     problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "");
   std::optional<double> percent;
   if (best.cublasGflops && *best.cublasGflops > 0) percent = 100.0 * best.gflops / *best.cublasGflops;
   std::string ptxCommand = best.config ? fmt::format("gemmtune ptx {} --arch {} --stats", best.instance, gpu.spec.arch()) : "";
 
   if (a.json) {
     auto problemJson = [](const db::ProblemKey& p) {
-      return nlohmann::json{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout}, {"beta_class", p.betaClass}};
+      return nlohmann::json{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout}, {"beta_class", p.betaClass}, {"batch", p.batch}};
     };
     nlohmann::json j = {{"gpu", gpu.spec.name}, {"fingerprint", gpu.fingerprint}, {"problem", problemJson(problem)},
                         {"family", a.family.empty() ? nlohmann::json() : nlohmann::json(a.family)},
@@ -104,6 +110,9 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   sub->add_option("--size", a->size, "Square problem M = N = K, or MxNxK")->check(nonEmpty)->type_name("N");
   sub->add_option("--mnk", a->mnk, "Problem size MxNxK, e.g. 4096x2048x1024")->check(nonEmpty)->type_name("MxNxK");
+  sub->add_option("--layout", a->layout, "How A and B are stored: nn (default), nt, tn or tt (op(A), op(B); row-major)")
+      ->type_name("OPS");
+  sub->add_option("--batch", a->batch, "Products per call (strided or pointer-array batched), default 1")->type_name("N");
   sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + ")");
   sub->add_flag("--json", a->json, "Machine-readable output");
   sub->footer(fmt::format(

@@ -26,6 +26,7 @@ struct ProblemKey {
   long long m = 0, n = 0, k = 0;
   std::string layout = "nn";
   std::string betaClass = "any";
+  long long batch = 1;
   bool operator==(const ProblemKey&) const = default;
 };
 

@@ -109,6 +109,7 @@ struct ResultFilter {
   std::optional<std::string> family;
   std::optional<std::string> status;  // "ok", or a full status "rejected:smem"
   std::optional<std::string> layout, betaClass;
+  std::optional<long long> batch;
   bool withCubin = false;
   // At most this many rows, in results()' order (a lookup needs the fastest few, not all of a
   // size's rows: each carries its cubin in the same table row).

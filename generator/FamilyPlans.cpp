@@ -56,6 +56,10 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
 LaunchPlan planLaunch(const Config& config, const GemmProblem& problem) {
   if (const Constraint* bad = config.violated())
     return LaunchPlan::refused(fmt::format("{} violates {}: {}", config.name(), bad->name, bad->reason));
+  // The layout is compiled in: a kernel reading A and B another way would compute another product.
+  if (config.layout != problem.layout)
+    return LaunchPlan::refused(fmt::format("{} reads layout {}, the problem is {}", config.name(), config.layout.text(),
+                                           problem.layout.text()));
   return config.family->plan(config, problem);
 }
 

@@ -19,13 +19,18 @@ std::size_t Dispatcher::ShapeKeyHash::operator()(const ShapeKey& key) const noex
   h = mix(h, static_cast<std::uint32_t>(key.k));
   h = mix(h, (std::uint64_t(static_cast<std::uint32_t>(key.lda)) << 32) | static_cast<std::uint32_t>(key.ldb));
   h = mix(h, static_cast<std::uint32_t>(key.ldc));
+  h = mix(h, (std::uint64_t(static_cast<std::uint32_t>(key.batch)) << 8) | (key.layout.transA << 2) |
+                 (key.layout.transB << 1) | static_cast<unsigned>(key.pointerArrays));
   return static_cast<std::size_t>(
       mix(h, key.alignA | (key.alignB << 8) | (key.alignC << 16) | (static_cast<unsigned>(key.betaZero) << 24)));
 }
 
 GemmProblem Dispatcher::ShapeKey::problem() const {
-  GemmProblem p;
-  p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  GemmProblem p = GemmProblem::packed(GemmShape{m, n, k, layout, batch});
+  p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  p.pointerArrays = pointerArrays;
+  // Strides change no plan beyond the alignment they imply (already in alignA..C): any valid ones do.
+  if (batch > 1) p.strideA = p.rowsA() * lda, p.strideB = p.rowsB() * ldb, p.strideC = p.m * ldc;
   p.alignA = alignA, p.alignB = alignB, p.alignC = alignC;
   p.betaZero = betaZero;
   return p;
@@ -50,49 +55,62 @@ const CudaDriver* Dispatcher::driver() noexcept {
   return driver_ ? &*driver_ : nullptr;
 }
 
-Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& error) noexcept {
+Status Dispatcher::currentContext(unsigned long long& id, std::string& error) {
+  const CudaDriver* d = driver();
+  if (!d) {
+    error = noDriver_;
+    return Status::no_gpu;
+  }
+  CUcontext context = nullptr;
+  if (CUresult r = d->cuCtxGetCurrent(&context); r != CUDA_SUCCESS) {
+    error = "cuCtxGetCurrent: " + d->describe(r);
+    return Status::no_gpu;
+  }
+  if (!context) {
+    error = "no current CUDA context on this thread (the runtime API makes one with cudaSetDevice, the driver "
+            "API with cuCtxSetCurrent)";
+    return Status::no_gpu;
+  }
+  if (CUresult r = d->cuCtxGetId(context, &id); r != CUDA_SUCCESS) {
+    error = "cuCtxGetId on the current context: " + d->describe(r);
+    return Status::no_gpu;
+  }
+  return Status::ok;
+}
+
+namespace {
+
+CUdeviceptr devicePtr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+// The kernel arguments of batches [first, first + count) of `call`.
+SgemmArgs argsOf(const GemmCall& call, long long first, long long count) {
+  SgemmArgs args{call.m, call.n, call.k, call.alpha, devicePtr(call.a), call.lda, devicePtr(call.b), call.ldb,
+                 call.beta, devicePtr(call.c), call.ldc};
+  args.layout = call.layout();
+  args.batch.count = static_cast<int>(count);
+  if (call.pointerArrays()) {
+    args.batch.arrayA = devicePtr(call.arrayA + first);
+    args.batch.arrayB = devicePtr(call.arrayB + first);
+    args.batch.arrayC = devicePtr(call.arrayC + first);
+    return args;
+  }
+  args.a += static_cast<CUdeviceptr>(first * call.strideA) * sizeof(float);
+  args.b += static_cast<CUdeviceptr>(first * call.strideB) * sizeof(float);
+  args.c += static_cast<CUdeviceptr>(first * call.strideC) * sizeof(float);
+  if (count > 1) args.batch.strideA = call.strideA, args.batch.strideB = call.strideB, args.batch.strideC = call.strideC;
+  return args;
+}
+
+}  // namespace
+
+Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& error) noexcept {
   try {
-    const CudaDriver* d = driver();
-    if (!d) {
-      error = noDriver_;
-      return Status::no_gpu;
-    }
-    CUcontext context = nullptr;
-    if (CUresult r = d->cuCtxGetCurrent(&context); r != CUDA_SUCCESS) {
-      error = "cuCtxGetCurrent: " + d->describe(r);
-      return Status::no_gpu;
-    }
-    if (!context) {
-      error = "no current CUDA context on this thread (the runtime API makes one with cudaSetDevice, the driver "
-              "API with cuCtxSetCurrent)";
-      return Status::no_gpu;
-    }
-    SgemmArgs args{call.m, call.n, call.k, call.alpha, reinterpret_cast<CUdeviceptr>(call.a), call.lda,
-                   reinterpret_cast<CUdeviceptr>(call.b), call.ldb, call.beta, reinterpret_cast<CUdeviceptr>(call.c),
-                   call.ldc};
-    const GemmProblem problem = problemOf(args);
-    ShapeKey key{0, call.m, call.n, call.k, call.lda, call.ldb, call.ldc,
-                 static_cast<unsigned char>(problem.alignA), static_cast<unsigned char>(problem.alignB),
-                 static_cast<unsigned char>(problem.alignC), problem.betaZero};
-    if (CUresult r = d->cuCtxGetId(context, &key.context); r != CUDA_SUCCESS) {
-      error = "cuCtxGetId on the current context: " + d->describe(r);
-      return Status::no_gpu;
-    }
-    const Launch* launch = nullptr;
-    {
-      std::shared_lock lock(launchesMutex_);
-      if (auto it = launches_.find(key); it != launches_.end()) launch = &it->second;
-    }
-    if (!launch) launch = &prepared(key);
-    if (!launch->error.empty()) {
-      error = launch->error;
-      return Status::launch_failed;
-    }
-    Workspace* workspace = launch->plan.workspaceBytes > 0 ? &workspaceOf(key.context, stream) : nullptr;
-    if (CUresult r = launch->kernel->run(launch->plan, args, stream, workspace); r != CUDA_SUCCESS) {
-      error = fmt::format("cuLaunchKernel({}) for {}x{}x{}: {}", launch->instance, call.m, call.n, call.k,
-                          d->describe(r));
-      return Status::launch_failed;
+    unsigned long long context = 0;
+    if (Status s = currentContext(context, error); s != Status::ok) return s;
+    // Batches beyond one launch's grid run as several launches, in order, on the stream.
+    for (long long first = 0; first < call.batch; first += kBatchesPerLaunch) {
+      const SgemmArgs args = argsOf(call, first, std::min(kBatchesPerLaunch, call.batch - first));
+      if (Status s = launchOnce(stream, context, args, error); s != Status::ok) return s;
     }
     return Status::ok;
   } catch (const std::exception& e) {
@@ -101,6 +119,30 @@ Status Dispatcher::sgemm(CUstream stream, const SgemmCall& call, std::string& er
     error = "unknown exception in sgemm()";
   }
   return Status::launch_failed;
+}
+
+Status Dispatcher::launchOnce(CUstream stream, unsigned long long context, const SgemmArgs& args, std::string& error) {
+  const GemmProblem problem = problemOf(args);
+  const ShapeKey key{context, args.m, args.n, args.k, args.lda, args.ldb, args.ldc, args.layout, args.batch.count,
+                     problem.pointerArrays, static_cast<unsigned char>(problem.alignA),
+                     static_cast<unsigned char>(problem.alignB), static_cast<unsigned char>(problem.alignC),
+                     problem.betaZero};
+  const Launch* launch = nullptr;
+  {
+    std::shared_lock lock(launchesMutex_);
+    if (auto it = launches_.find(key); it != launches_.end()) launch = &it->second;
+  }
+  if (!launch) launch = &prepared(key);
+  if (!launch->error.empty()) {
+    error = launch->error;
+    return Status::launch_failed;
+  }
+  Workspace* workspace = launch->plan.workspaceBytes > 0 ? &workspaceOf(key.context, stream) : nullptr;
+  if (CUresult r = launch->kernel->run(launch->plan, args, stream, workspace); r != CUDA_SUCCESS) {
+    error = fmt::format("cuLaunchKernel({}) for {}: {}", launch->instance, problem.text(), driver_->describe(r));
+    return Status::launch_failed;
+  }
+  return Status::ok;
 }
 
 const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {
@@ -129,7 +171,8 @@ int Dispatcher::currentOrdinal() {
 
 Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   Launch launch;
-  const std::string size = fmt::format("{}x{}x{}", key.m, key.n, key.k);
+  const GemmProblem problem = key.problem();
+  const std::string size = problem.text();
   GpuSpec gpu;
   try {
     gpu = specs_.get(currentOrdinal());
@@ -137,13 +180,14 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
     launch.error = fmt::format("cannot query the current context's GPU: {}", e.what());
     return launch;
   }
-  Plan plan = planner_.plan(gpu, key.m, key.n, key.k);
+  Plan plan = planner_.plan(gpu, problem.shape());
+  Config fallback = defaultConfig();
+  fallback.layout = problem.layout;  // the default family reads every layout
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});
   attempts.push_back({plan.config, false});
-  if (!(plan.config == defaultConfig())) attempts.push_back({defaultConfig(), false});
+  if (!(plan.config == fallback)) attempts.push_back({fallback, false});
 
-  const GemmProblem problem = key.problem();
   std::string why;
   for (std::size_t i = 0; i < attempts.size(); ++i) {
     Attempt a = attempts[i];

@@ -18,6 +18,7 @@
 #include "CudaDriver.hpp"
 #include "DeviceSpecs.hpp"
 #include "KernelLoader.hpp"
+#include "GemmCall.hpp"
 #include "Planner.hpp"
 #include "Warnings.hpp"
 #include "Workspace.hpp"
@@ -25,31 +26,26 @@
 
 namespace gemmtune::library {
 
-struct SgemmCall {
-  int m = 0, n = 0, k = 0;
-  float alpha = 1.0f;
-  const float* a = nullptr;
-  int lda = 0;
-  const float* b = nullptr;
-  int ldb = 0;
-  float beta = 0.0f;
-  float* c = nullptr;
-  int ldc = 0;
-};
-
 class Dispatcher {
  public:
   Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings);
   ~Dispatcher();
 
-  // Arguments are already validated. `error` is set for every status but ok.
-  Status sgemm(CUstream stream, const SgemmCall& call, std::string& error) noexcept;
+  // A row-major call (asRowMajor), already validated. `error` is set for every status but ok.
+  Status sgemm(CUstream stream, const GemmCall& call, std::string& error) noexcept;
+
+  // Batches per launch at most: with a kernel's K slices they share grid z (65535 at most).
+  static constexpr long long kBatchesPerLaunch = 2048;
 
  private:
-  // Everything a launch plan depends on: sizes, leading dimensions, pointer alignment, beta class.
+  // Everything a launch plan depends on: sizes, layout, leading dimensions, batch count and form,
+  // pointer alignment (strides matter only through it), beta class.
   struct ShapeKey {
     unsigned long long context = 0;  // cuCtxGetId: unique for the process, unlike a CUcontext address
     int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+    Layout layout{};
+    int batch = 1;
+    bool pointerArrays = false;
     unsigned char alignA = 16, alignB = 16, alignC = 16;
     bool betaZero = true;
     bool operator==(const ShapeKey&) const = default;
@@ -70,6 +66,10 @@ class Dispatcher {
   };
 
   const CudaDriver* driver() noexcept;
+  // The current context's id, or a Status other than ok with `error` set.
+  Status currentContext(unsigned long long& id, std::string& error);
+  // One launch of `args` (at most kBatchesPerLaunch batches) in `context`.
+  Status launchOnce(CUstream stream, unsigned long long context, const SgemmArgs& args, std::string& error);
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();

@@ -9,6 +9,7 @@
 
 #include "DeviceSpecs.hpp"
 #include "Dispatcher.hpp"
+#include "GemmCall.hpp"
 #include "Planner.hpp"
 #include "Warnings.hpp"
 
@@ -18,23 +19,13 @@ namespace {
 
 thread_local std::string tlsLastError;
 
-bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(float) == 0; }
-
-// Why the arguments cannot describe a row-major SGEMM; empty when they can.
-std::string invalidArgument(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* C,
-                            int ldc) {
-  if (M < 1 || N < 1 || K < 1) return fmt::format("M, N and K must be at least 1 (got {}x{}x{})", M, N, K);
-  if (lda < K) return fmt::format("lda = {} is less than K = {} (A is M x K, row-major)", lda, K);
-  if (ldb < N) return fmt::format("ldb = {} is less than N = {} (B is K x N, row-major)", ldb, N);
-  if (ldc < N) return fmt::format("ldc = {} is less than N = {} (C is M x N, row-major)", ldc, N);
-  if (!A || !B || !C) return fmt::format("null pointer for {}", !A ? "A" : !B ? "B" : "C");
-  if (!aligned(A) || !aligned(B) || !aligned(C))
-    return fmt::format("{} is not aligned to 4 bytes", !aligned(A) ? "A" : !aligned(B) ? "B" : "C");
-  return {};
+void checkSize(long long M, long long N, long long K, long long batch = 1) {
+  if (M < 1 || N < 1 || K < 1) throw std::invalid_argument(fmt::format("M, N and K must be at least 1 (got {}x{}x{})", M, N, K));
+  if (batch < 1) throw std::invalid_argument(fmt::format("batch must be at least 1 (got {})", batch));
 }
 
-void checkSize(long long M, long long N, long long K) {
-  if (M < 1 || N < 1 || K < 1) throw std::invalid_argument(fmt::format("M, N and K must be at least 1 (got {}x{}x{})", M, N, K));
+GemmShape shapeOf(Op opA, Op opB, long long M, long long N, long long K, long long batch) {
+  return GemmShape{M, N, K, Layout{opA == Op::T, opB == Op::T}, batch};
 }
 
 }  // namespace
@@ -72,20 +63,55 @@ Library::Library(std::filesystem::path dbPath) : impl_(std::make_unique<Impl>(db
 Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options.stores)) {}
 Library::~Library() = default;
 
-Choice Library::best(int device, long long M, long long N, long long K) {
-  checkSize(M, N, K);
-  return impl_->planner.plan(impl_->specs.get(device), M, N, K).choice;
+Choice Library::best(int device, long long M, long long N, long long K) { return best(device, Op::N, Op::N, M, N, K); }
+
+Choice Library::best(const GpuSpec& gpu, long long M, long long N, long long K) { return best(gpu, Op::N, Op::N, M, N, K); }
+
+Choice Library::best(int device, Op opA, Op opB, long long M, long long N, long long K, long long batch) {
+  checkSize(M, N, K, batch);
+  return impl_->planner.plan(impl_->specs.get(device), shapeOf(opA, opB, M, N, K, batch)).choice;
 }
 
-Choice Library::best(const GpuSpec& gpu, long long M, long long N, long long K) {
-  checkSize(M, N, K);
-  return impl_->planner.plan(gpu, M, N, K).choice;
+Choice Library::best(const GpuSpec& gpu, Op opA, Op opB, long long M, long long N, long long K, long long batch) {
+  checkSize(M, N, K, batch);
+  return impl_->planner.plan(gpu, shapeOf(opA, opB, M, N, K, batch)).choice;
 }
 
 Status Library::sgemm(CUstream_st* stream, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                        int ldb, float beta, float* C, int ldc) noexcept {
+  return sgemm(stream, Order::row_major, Op::N, Op::N, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+Status Library::sgemm(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
+                       const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) noexcept {
+  return run(stream, {order, opA, opB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc});
+}
+
+Status Library::sgemmStridedBatched(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
+                                    const float* A, int lda, long long strideA, const float* B, int ldb,
+                                    long long strideB, float beta, float* C, int ldc, long long strideC,
+                                    int batch) noexcept {
+  library::GemmCall call{order, opA, opB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch};
+  call.strideA = strideA, call.strideB = strideB, call.strideC = strideC;
+  return run(stream, call);
+}
+
+Status Library::sgemmBatched(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
+                             const float* const A[], int lda, const float* const B[], int ldb, float beta,
+                             float* const C[], int ldc, int batch) noexcept {
+  library::GemmCall call{order, opA, opB, M, N, K, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc, batch};
+  call.arrayA = A, call.arrayB = B, call.arrayC = C;
+  // Null arrays are the caller's mistake; the call form says arrays were meant.
+  if (!A || !B || !C) {
+    tlsLastError = fmt::format("null pointer array for {}", !A ? "A" : !B ? "B" : "C");
+    return Status::invalid_argument;
+  }
+  return run(stream, call);
+}
+
+Status Library::run(CUstream_st* stream, const library::GemmCall& call) noexcept {
   try {
-    if (std::string why = invalidArgument(M, N, K, A, lda, B, ldb, C, ldc); !why.empty()) {
+    if (std::string why = library::invalidArgument(call); !why.empty()) {
       tlsLastError = std::move(why);
       return Status::invalid_argument;
     }
@@ -93,7 +119,7 @@ Status Library::sgemm(CUstream_st* stream, int M, int N, int K, float alpha, con
     return Status::invalid_argument;
   }
   std::string error;
-  Status s = impl_->dispatcher.sgemm(stream, {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, error);
+  Status s = impl_->dispatcher.sgemm(stream, library::asRowMajor(call), error);
   if (s != Status::ok) {
     try {
       tlsLastError = std::move(error);

@@ -10,15 +10,12 @@
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
 #include "PresentEnvironment.hpp"
+#include "ProblemKeys.hpp"
 #include "SystemSnapshot.hpp"
 
 namespace gemmtune::library {
 
 namespace {
-
-std::string sizeText(long long m, long long n, long long k) {
-  return m == n && n == k ? std::to_string(m) : fmt::format("{}x{}x{}", m, n, k);
-}
 
 constexpr const char* kTuneHint = "run `gemmtune tune` to add tuned results";
 
@@ -108,7 +105,18 @@ std::string Planner::locations() const {
   return out;
 }
 
-Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
+Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
+  Plan p = planFor(gpu, shape);
+  // The default configuration is nn: it runs the asked layout once told (every family reads all four).
+  if (p.config.layout != shape.layout) {
+    p.config.layout = shape.layout;
+    p.cubin.clear(), p.loweredNames.clear();
+    p.choice.instance = p.config.name();
+  }
+  return p;
+}
+
+Plan Planner::planFor(const GpuSpec& gpu, const GemmShape& shape) {
   std::lock_guard lock(mutex_);
   // Highest precedence first: the first exact answer wins, else the first nearest-size one.
   std::optional<serving::LookupResult> nearest;
@@ -121,7 +129,7 @@ Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
     }
     serving::LookupResult r;
     try {
-      r = source.lookup->best(gpu, db::ProblemKey{M, N, K});
+      r = source.lookup->best(gpu, serving::problemKeyOf(shape));
     } catch (const std::exception& e) {
       giveUp(source, fmt::format("the tuning database {} failed ({})", db::maskLocation(source.location), e.what()));
       if (unusable.empty()) unusable = source.unusable;
@@ -148,11 +156,11 @@ Plan Planner::plan(const GpuSpec& gpu, long long M, long long N, long long K) {
   p.config = *r.config;
   p.choice.instance = r.instance;
   p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
-  p.choice.measuredSize = sizeText(r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
+  p.choice.measuredSize = serving::shapeOf(r.measuredProblem).str();
   p.choice.measuredGflops = r.gflops;
   if (p.choice.match == Match::nearest_size)
     p.choice.note = fmt::format("{} was measured at {}, chosen for {} as the {}{}", r.measuredInstance,
-                                p.choice.measuredSize, sizeText(M, N, K), r.reason,
+                                p.choice.measuredSize, shape.str(), r.reason,
                                 r.instance != r.measuredInstance ? " (guarded form: its tiles do not divide the size)" : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);

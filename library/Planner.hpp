@@ -33,7 +33,8 @@ struct Plan {
   std::vector<std::string> loweredNames;  // its entry points, main kernel first
 };
 
-// The built-in default configuration (FamilyRegistry::libraryDefault): correct for any problem.
+// The built-in default configuration (FamilyRegistry::libraryDefault), nn: correct for any
+// problem once its layout is set to the problem's.
 Config defaultConfig();
 
 class Planner {
@@ -46,7 +47,7 @@ class Planner {
   Planner(const std::vector<std::string>& locations, Warnings& warnings);
   ~Planner();
 
-  Plan plan(const GpuSpec& gpu, long long M, long long N, long long K);
+  Plan plan(const GpuSpec& gpu, const GemmShape& shape);
   // The default configuration, with `why` as the choice's note.
   static Plan fallback(std::string why);
 
@@ -58,6 +59,7 @@ class Planner {
     std::string unusable;  // why there is no lookup, for the notes of default choices
   };
   void open(Source& source);
+  Plan planFor(const GpuSpec& gpu, const GemmShape& shape);
   // `quiet`: no warning now (a missing or empty store among several, when another one is usable).
   void giveUp(Source& source, const std::string& why, bool quiet = false);
   std::string locations() const;

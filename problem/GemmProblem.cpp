@@ -16,7 +16,13 @@ GemmProblem GemmProblem::packed(const GemmShape& s) {
   p.layout = s.layout;
   p.batch = s.batch;
   p.lda = p.colsA(), p.ldb = p.colsB(), p.ldc = p.n;
-  if (p.batch > 1) p.strideA = p.rowsA() * p.lda, p.strideB = p.rowsB() * p.ldb, p.strideC = p.m * p.ldc;
+  if (p.batch > 1) {
+    p.strideA = p.rowsA() * p.lda, p.strideB = p.rowsB() * p.ldb, p.strideC = p.m * p.ldc;
+    // Every batch's matrix is as aligned as its offset from the (16-byte aligned) base.
+    p.alignA = alignmentOf(static_cast<std::uintptr_t>(p.strideA) * 4);
+    p.alignB = alignmentOf(static_cast<std::uintptr_t>(p.strideB) * 4);
+    p.alignC = alignmentOf(static_cast<std::uintptr_t>(p.strideC) * 4);
+  }
   return p;
 }
 

@@ -1,5 +1,7 @@
 #include "Lookup.hpp"
 
+#include "ProblemKeys.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,7 +37,7 @@ double predictedHere(const Config& config, const StoredResult& row, const Proble
   if (!(ms > 0)) return std::numeric_limits<double>::infinity();
   const Family& f = *config.family;
   auto blocks = [&](const ProblemKey& p) {
-    const LaunchPlan plan = planLaunch(config, GemmProblem::packed(p.m, p.n, p.k));
+    const LaunchPlan plan = planLaunch(config, GemmProblem::packed(shapeOf(p)));
     return plan.runnable() ? static_cast<long long>(plan.launches.front().grid.volume()) : 0LL;
   };
   const Occupancy occ = computeOccupancy(gpu, {f.threadsPerBlock(config), row.registers.value_or(0),
@@ -75,7 +77,7 @@ std::optional<std::string> launchProblem(const Config& config, const StoredResul
   const int staticSmem = std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0));
   if (auto v = kernelLimitViolation(gpu, {threads, row.registers.value_or(-1), staticSmem, f.dynamicSmemBytes(config)}))
     return fmt::format("{} ({})", v->reason, v->limit);
-  const LaunchPlan plan = planLaunch(config, GemmProblem::packed(problem.m, problem.n, problem.k));
+  const LaunchPlan plan = planLaunch(config, GemmProblem::packed(shapeOf(problem)));
   if (!plan.runnable()) return plan.refusal;
   for (const KernelLaunch& l : plan.launches)
     if (auto v = gridLimitViolation(gpu, l.grid)) return fmt::format("grid {}", v->reason);
@@ -128,7 +130,9 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
     return std::nullopt;
   }
-  if (!config.guarded && !planLaunch(config, GemmProblem::packed(asked.m, asked.n, asked.k)).runnable()) {
+  // A row of another layout (the fallback to nn rows) runs the asked layout: every family reads all four.
+  config.layout = shapeOf(asked).layout;
+  if (!config.guarded && !planLaunch(config, GemmProblem::packed(shapeOf(asked))).runnable()) {
     if (exact) {
       skip(row, "an unguarded kernel cannot be correct at this size");
       return std::nullopt;
@@ -225,18 +229,34 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
   auto view = store_.consistentReads();
   auto id = gpuId(gpu);
   if (!id) return {};
+  if (LookupResult r = computeFrom(gpu, *id, asked, asked, family); r.quality != MatchQuality::none) return r;
+  // No row of this layout and batch: the plain problem's rows (nn, one matrix) are the best
+  // evidence left — the same tiles suit the same sizes — and beat the untuned default.
+  ProblemKey plain = asked;
+  plain.layout = "nn", plain.batch = 1;
+  if (plain == asked) return {};
+  LookupResult r = computeFrom(gpu, *id, asked, plain, family);
+  if (r.quality == MatchQuality::none) return r;
+  r.quality = MatchQuality::nearest_size;
+  r.reason = fmt::format("{} (no tuned {} row: measured as nn, one matrix)", r.reason.empty() ? "fastest measured" : r.reason,
+                         shapeOf(asked).str());
+  return r;
+}
 
-  Reads reads{gpu, asked, *id, {}, {}};
-  reads.filter.gpuId = *id;
+LookupResult Lookup::computeFrom(const GpuSpec& gpu, std::int64_t id, const ProblemKey& asked, const ProblemKey& rowsOf,
+                                 const std::string& family) {
+  Reads reads{gpu, asked, id, {}, {}};
+  reads.filter.gpuId = id;
   reads.filter.status = "ok";
-  reads.filter.layout = asked.layout;
+  reads.filter.layout = rowsOf.layout;
+  reads.filter.batch = rowsOf.batch;
   reads.filter.betaClass = asked.betaClass;
   if (!family.empty()) reads.filter.family = family;
 
   // The asked size first: one indexed query answers most lookups, without listing every
   // measured size (a scan of the whole index on a 100 000-row store).
-  if (auto found = validAt(reads, asked, true); !found.empty())
-    return answer(reads, found.front(), MatchQuality::exact, asked);
+  if (auto found = validAt(reads, rowsOf, true); !found.empty())
+    return answer(reads, found.front(), MatchQuality::exact, rowsOf);
   // Then every other measured size, nearest first.
   const NearestPick pick = pickNearest(reads);
   if (!pick.candidate) return {};

@@ -4,7 +4,7 @@
 // peak: SpeedBound.hpp) before it is returned; a row that fails is skipped and logged once.
 // Answers are memoised per Lookup object.
 //
-// Match rule: `exact` when an ok row exists at the asked M, N, K (same layout and β class);
+// Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
 // otherwise `nearest_size`: the measured sizes are ranked by
 //     d = |log2(M·N / M'·N')| + ½·|log2(K/K')| + ¼·|log2((M/N) / (M'/N'))|
 // — output area first (the number of C tiles, hence waves over the SMs, decides which tile shape
@@ -13,7 +13,8 @@
 // their fastest valid rows, and the row whose time the wave model (WaveModel.hpp) predicts
 // fastest at the asked size wins, in its guarded form unless its tiles divide the asked size:
 // a tile that fit the nearest shape's grid but splits the asked one into a partial wave loses to
-// one that fits. `none` when nothing is valid.
+// one that fits. A layout or batch with no valid row at all is served from the nn, one-matrix
+// rows the same way (nearest_size, the reason says so). `none` when nothing is valid.
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,9 @@ class Lookup {
     int offered = 0;        // rows they offered
   };
   LookupResult compute(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family);
+  // The answer for `asked` from the rows of `rowsOf`'s layout and batch (the asked ones, or nn and 1).
+  LookupResult computeFrom(const GpuSpec& gpu, std::int64_t gpuId, const ProblemKey& asked, const ProblemKey& rowsOf,
+                           const std::string& family);
   // The valid rows of `size`, fastest first (only the first with `firstOnly`).
   std::vector<Candidate> validAt(Reads& reads, const ProblemKey& size, bool firstOnly);
   NearestPick pickNearest(Reads& reads);

@@ -85,3 +85,71 @@ TEST_F(librarySgemm, BestForADeviceWithoutAGpuThrowsNoGpuError) {
   if (CudaDriver::available()) GTEST_SKIP() << "a driver is present";
   EXPECT_THROW(lib.best(0, 64, 64, 64), NoGpuError);
 }
+
+// Every entry point of issue 27 refuses bad arguments with a message naming the argument, and
+// launches nothing (these run without a GPU: a launch would return no_gpu, not invalid_argument).
+TEST_F(librarySgemm, TransposedLeadingDimensionsFollowTheLayout) {
+  // Row-major op(A) = T stores A as K x M: lda must reach M.
+  EXPECT_EQ(lib.sgemm(nullptr, Order::row_major, Op::T, Op::N, 5, 3, 2, 1.0f, a, 4, b, 3, 0.0f, c, 3),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("lda = 4 is less than M = 5"), std::string::npos) << Library::lastError();
+  // Row-major op(B) = T stores B as N x K: ldb must reach K.
+  EXPECT_EQ(lib.sgemm(nullptr, Order::row_major, Op::N, Op::T, 2, 3, 4, 1.0f, a, 4, b, 3, 0.0f, c, 3),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("ldb = 3 is less than K = 4"), std::string::npos) << Library::lastError();
+  // Column-major as cuBLAS: op N A is M x K with lda >= M, C is M x N with ldc >= M.
+  EXPECT_EQ(lib.sgemm(nullptr, Order::column_major, Op::N, Op::N, 5, 3, 2, 1.0f, a, 2, b, 2, 0.0f, c, 5),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("lda = 2 is less than M = 5"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(lib.sgemm(nullptr, Order::column_major, Op::N, Op::N, 5, 3, 2, 1.0f, a, 5, b, 2, 0.0f, c, 3),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("ldc = 3 is less than M = 5"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(lib.sgemm(nullptr, Order::column_major, Op::N, Op::T, 5, 3, 2, 1.0f, a, 5, b, 2, 0.0f, c, 5),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("ldb = 2 is less than N = 3"), std::string::npos) << Library::lastError();
+}
+
+TEST_F(librarySgemm, StridedBatchArgumentsAreChecked) {
+  auto strided = [&](long long sA, long long sB, long long sC, int batch) {
+    return lib.sgemmStridedBatched(nullptr, Order::row_major, Op::N, Op::N, 2, 2, 2, 1.0f, a, 2, sA, b, 2, sB, 0.0f, c,
+                                   2, sC, batch);
+  };
+  EXPECT_EQ(strided(4, 4, 4, 0), Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("batch = 0 must be at least 1"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(strided(-4, 4, 4, 2), Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("strideA = -4 is negative"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(strided(4, -1, 4, 2), Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("strideB = -1"), std::string::npos) << Library::lastError();
+  // One 2 x 2 C with ldc 2 spans (2 - 1)·2 + 2 = 4 floats: a stride of 3 overlaps the next batch.
+  EXPECT_EQ(strided(4, 4, 3, 2), Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("strideC = 3 is less than one C (4 floats)"), std::string::npos)
+      << Library::lastError();
+  // Column-major C is M x N with ldc >= M: one C spans (N - 1)·ldc + M.
+  EXPECT_EQ(lib.sgemmStridedBatched(nullptr, Order::column_major, Op::N, Op::N, 3, 2, 2, 1.0f, a, 3, 6, b, 2, 4, 0.0f,
+                                    c, 3, 5, 2),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("less than one C (6 floats)"), std::string::npos) << Library::lastError();
+  // Stride 0 shares A (or B) between the batches; C's stride exactly one C: valid (no GPU here: no_gpu).
+  EXPECT_NE(strided(0, 4, 4, 2), Status::invalid_argument) << Library::lastError();
+}
+
+TEST_F(librarySgemm, PointerArrayArgumentsAreChecked) {
+  const float* const arrays[1] = {a};
+  float* const out[1] = {c};
+  EXPECT_EQ(lib.sgemmBatched(nullptr, Order::row_major, Op::N, Op::N, 1, 1, 1, 1.0f, nullptr, 1, arrays, 1, 0.0f, out,
+                             1, 1),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("null pointer array for A"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(lib.sgemmBatched(nullptr, Order::row_major, Op::N, Op::N, 1, 1, 1, 1.0f, arrays, 1, arrays, 1, 0.0f,
+                             nullptr, 1, 1),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("null pointer array for C"), std::string::npos) << Library::lastError();
+  EXPECT_EQ(lib.sgemmBatched(nullptr, Order::row_major, Op::N, Op::N, 1, 1, 1, 1.0f, arrays, 1, arrays, 1, 0.0f, out,
+                             1, -3),
+            Status::invalid_argument);
+  EXPECT_NE(Library::lastError().find("batch = -3"), std::string::npos) << Library::lastError();
+}
+
+TEST_F(librarySgemm, BestRefusesABatchBelowOne) {
+  EXPECT_THROW(lib.best(test::h100(), Op::N, Op::T, 8, 8, 8, 0), std::invalid_argument);
+}

@@ -5,6 +5,11 @@
 //                                               // <prefix>/share/gemmtune/system.db (read-only snapshots)
 //   auto choice = lib.best(0, 4096, 4096, 4096); // what would run, and how good the match is
 //   lib.sgemm(stream, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);   // device pointers, row-major
+//   // x·Wᵀ as nn.Linear computes it: x is M x K, W is N x K (row-major), so op(B) = T, ldb = K
+//   lib.sgemm(stream, Order::row_major, Op::N, Op::T, M, N, K, 1.0f, x, K, W, K, 0.0f, y, N);
+//   // 64 products of 512 x 512 matrices packed one after another; column-major as in cuBLAS
+//   lib.sgemmStridedBatched(stream, Order::column_major, Op::N, Op::N, 512, 512, 512, 1.0f, A, 512,
+//                           512 * 512, B, 512, 512 * 512, 0.0f, C, 512, 512 * 512, 64);
 //
 // Error policy: the constructor and best() never throw for a missing, damaged or tampered
 // database — they fall back (nearest measured size, then a built-in default kernel) and log one
@@ -24,6 +29,10 @@ struct CUstream_st;  // cudaStream_t and CUstream are both CUstream_st*
 
 namespace gemmtune {
 
+namespace library {
+struct GemmCall;
+}  // namespace library
+
 enum class Match {
   exact,           // measured at this M, N, K on this GPU
   nearest_size,    // measured at one of the nearest sizes, predicted fastest here (guarded form when the tiles do not divide)
@@ -33,14 +42,26 @@ enum class Match {
 struct Choice {
   std::string instance;      // canonical name of the configuration sgemm() runs
   Match match = Match::default_config;
-  std::string measuredSize;  // "4096" or "4096x1024x512"; empty for default_config
+  std::string measuredSize;  // "4096", "4096x1024x512", "4096 tn", "512 nt batch 64"; empty for default_config
   double measuredGflops = 0; // at measuredSize; 0 for default_config
   std::string note;          // why the match is not exact, when it is not (for nearest_size: why this row)
 };
 
+// op(X): X as stored (N) or its transpose (T), as cuBLAS's CUBLAS_OP_N / CUBLAS_OP_T.
+enum class Op : char { N = 'n', T = 't' };
+
+// How the matrices are stored. row_major: A is M x K (op N, lda >= K) or K x M (op T, lda >= M),
+// B is K x N (op N, ldb >= N) or N x K (op T, ldb >= K), C is M x N (ldc >= N), each row
+// contiguous. column_major: exactly cuBLAS's cublasSgemm semantics (A is M x K with lda >= M for
+// op N, K x M with lda >= K for op T; B is K x N with ldb >= K for op N, N x K with ldb >= N for
+// op T; C is M x N with ldc >= M), each column contiguous. A column-major call is served as the
+// row-major product Cᵀ = op(B)ᵀ·op(A)ᵀ: no data moves.
+enum class Order { row_major, column_major };
+
 enum class Status {
   ok,
-  invalid_argument,  // a dimension < 1, a leading dimension too small, a null pointer
+  invalid_argument,  // a dimension < 1, a leading dimension too small for the layout, a null pointer or
+                     // array, a batch count < 1, a negative stride, batches whose C overlap
   no_gpu,            // no CUDA driver, or no current context on this thread
   launch_failed,     // the driver refused the launch (the message says why)
 };
@@ -75,6 +96,10 @@ class Library {
   // The same for a GPU described rather than present (the fields `gemmtune gpus --json` prints),
   // so a choice can be planned on a machine without that GPU. Throws only for M, N or K < 1.
   Choice best(const GpuSpec& gpu, long long M, long long N, long long K);
+  // The same for row-major op(A)·op(B) and `batch` products per call (strided or pointer arrays
+  // alike). Throws only as above and for batch < 1.
+  Choice best(int device, Op opA, Op opB, long long M, long long N, long long K, long long batch = 1);
+  Choice best(const GpuSpec& gpu, Op opA, Op opB, long long M, long long N, long long K, long long batch = 1);
 
   // C = alpha * A * B + beta * C on `stream` (nullptr: the default stream) in the calling
   // thread's current CUDA context. Row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
@@ -87,10 +112,33 @@ class Library {
   Status sgemm(CUstream_st* stream, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                int ldb, float beta, float* C, int ldc) noexcept;
 
+  // C = alpha * op(A) * op(B) + beta * C in either storage order (see Order and Op). Everything
+  // else as the shorthand above.
+  Status sgemm(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha, const float* A,
+               int lda, const float* B, int ldb, float beta, float* C, int ldc) noexcept;
+
+  // `batch` independent products in one call: product b reads A + b·strideA and B + b·strideB and
+  // writes C + b·strideC (strides in floats, like cublasSgemmStridedBatched). Strides of A or B may
+  // be 0 (one matrix for every batch); the batches' C must not overlap (strideC at least one C:
+  // (M - 1)·ldc + N row-major, (N - 1)·ldc + M column-major). Batches beyond the GPU's grid limit run
+  // as several launches, in order, on `stream`.
+  Status sgemmStridedBatched(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
+                             const float* A, int lda, long long strideA, const float* B, int ldb, long long strideB,
+                             float beta, float* C, int ldc, long long strideC, int batch) noexcept;
+
+  // The same with per-product pointers: A[b], B[b] and C[b] (like cublasSgemmBatched). The three
+  // arrays are in device memory and are read by the kernel, never by the host (no
+  // synchronisation); the host cannot check the matrices' alignment, so the library assumes
+  // 4-byte alignment and runs kernels that accept it. Products must not share a C.
+  Status sgemmBatched(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
+                      const float* const A[], int lda, const float* const B[], int ldb, float beta, float* const C[],
+                      int ldc, int batch) noexcept;
+
   // The message for this thread's last non-ok Status.
   static std::string lastError();
 
  private:
+  Status run(CUstream_st* stream, const library::GemmCall& call) noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
