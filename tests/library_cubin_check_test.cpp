@@ -47,6 +47,15 @@ TEST(libraryCubinCheck, ManglePrefixLeavesOutLaunchOnlyParameters) {
     EXPECT_TRUE(lowered.starts_with(manglePrefix(config(name)))) << name << ": " << manglePrefix(config(name));
 }
 
+// The layout flags follow the form in the mangled name: a tn program's entry point (as NVRTC 13.5
+// lowered it for sm_90) is the tn config's and not the nn one's.
+TEST(libraryCubinCheck, ManglePrefixCarriesTheLayoutFlags) {
+  const std::string lowered = "_Z18sgemm_cutlass_simtILi128ELi256ELi8ELi64ELi64ELi4ELi4ELb0ELb1ELb0EEviiifPKfiS1_ifPfi13GemmtuneBatchPi";
+  EXPECT_TRUE(lowered.starts_with(manglePrefix(config("cutlass_bm128_bn256_bk8_wm64_wn64_st4_sw4_sk1_tn"))));
+  EXPECT_FALSE(lowered.starts_with(manglePrefix(config("cutlass_bm128_bn256_bk8_wm64_wn64_st4_sw4_sk1"))));
+  EXPECT_FALSE(lowered.starts_with(manglePrefix(config("cutlass_bm128_bn256_bk8_wm64_wn64_st4_sw4_sk1_nt"))));
+}
+
 TEST(libraryCubinCheck, ARealCubinPasses) {
   ASSERT_TRUE(realCubin().ok) << realCubin().log;
   EXPECT_EQ(cubinProblem(realCubin().cubin), std::nullopt);

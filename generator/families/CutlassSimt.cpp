@@ -1,7 +1,8 @@
 // Spec of templates/cutlass_simt.cu: CUTLASS's SIMT SGEMM (the design cuBLAS runs for FP32 on
 // sm_80 and later) instantiated at run time. CUTLASS predicates every access, so one form runs
-// any problem; the plan's grid follows CUTLASS's identity swizzle (the template checks it), its
-// depth is the number of K slices (serial split-K, for shapes whose C has few tiles).
+// any problem in any layout (nn, nt, tn, tt); the plan's grid follows CUTLASS's identity swizzle
+// (the template checks it), its depth is batches × K slices (serial split-K, for shapes whose C
+// has few tiles).
 #include "../FamilyRegistry.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 namespace gemmtune {
 
 namespace {
+
+constexpr long long kMaxGridYZ = 65535;  // grid y and z limit of every GPU gemmtune runs on
 
 int warps(const Config& c) { return (c["BM"] / c["WM"]) * (c["BN"] / c["WN"]); }
 int threads(const Config& c) { return 32 * warps(c); }
@@ -26,7 +29,6 @@ int swizzleLogTile(int swizzle, long long tilesN) {
 
 LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
-  if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("cutlass reads nn, one matrix per call, only (so far)");
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
     return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
@@ -36,19 +38,26 @@ LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
   const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
   const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
   if (gx > std::numeric_limits<unsigned>::max()) return LaunchPlan::refused(fmt::format("{}: too many row tiles", p.text()));
-  const int slices = c["SPLITK"];
+  if (gy > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: {} column groups exceed the grid's {} in y", p.text(), gy, kMaxGridYZ));
+  // Grid z holds every batch's K slices (the template reads slice z % slices of batch z / slices).
+  const long long slices = c["SPLITK"], layers = p.batch * slices;
+  if (layers > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: {} batches x {} K slices exceed the grid's {} layers in z", p.text(),
+                                           p.batch, slices, kMaxGridYZ));
   KernelLaunch k;
-  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(slices)};
+  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(layers)};
   k.block = Dim3{static_cast<unsigned>(threads(c)), 1, 1};
   k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
   k.args = sgemmKernelArgs();
   k.args.push_back(KernelArg::Workspace);
   LaunchPlan plan;
   plan.launches.push_back(std::move(k));
-  // Serial split-K: one lock per C tile, indexed by CUTLASS as tile_m + tile_n · tiles_m. Every
-  // launch leaves its locks at zero (the last slice resets them), so a zeroed workspace stays
-  // usable; it must not be shared by launches that run at the same time.
-  if (slices > 1) plan.workspaceBytes = tilesM * tilesN * static_cast<long long>(sizeof(int));
+  // Serial split-K: one lock per C tile of each batch, batch b's at b·tiles_m·tiles_n, each
+  // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the
+  // last slice resets them), so a zeroed workspace stays usable; it must not be shared by
+  // launches that run at the same time.
+  if (slices > 1) plan.workspaceBytes = p.batch * tilesM * tilesN * static_cast<long long>(sizeof(int));
   return plan;
 }
 
