@@ -57,7 +57,8 @@ class EngineGpu : public ::testing::Test {
     templates_ = dir_ / "templates";
     fs::create_directories(templates_);
     for (const auto& entry : fs::directory_iterator(GEMMTUNE_SOURCE_DIR "/templates"))
-      if (entry.path().extension() == ".cu") fs::copy_file(entry.path(), templates_ / entry.path().filename());
+      if (entry.path().extension() == ".cu" || entry.path().extension() == ".cuh")  // templates and their headers
+        fs::copy_file(entry.path(), templates_ / entry.path().filename());
     fs::copy_file(kFaultTemplate, templates_ / faultFamily().templateFile);
   }
 

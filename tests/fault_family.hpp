@@ -2,21 +2,38 @@
 // by the worker tests (one request per fault) and the engine tests (faults inside a tuning run).
 #pragma once
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "CompileUnit.hpp"
 #include "Family.hpp"
+#include "NvrtcCompiler.hpp"
 
 namespace gemmtune::test {
 
 inline constexpr const char* kFaultTemplate = GEMMTUNE_SOURCE_DIR "/tests/fault_kernels.cu";
+// The batch argument's header the template includes (a templates directory holds it next to the
+// template; compileFault passes it to NVRTC).
+inline constexpr const char* kBatchHeader = GEMMTUNE_SOURCE_DIR "/templates/batch.cuh";
+
+inline std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 inline Family faultFamily() {
   Family f;
   f.name = "fault";
   f.templateFile = "fault_kernels.cu";
+  f.headers = {"batch.cuh"};
   f.kernelName = "sgemm_fault";
   f.description = "naive SGEMM that faults on purpose (tests only)";
+  // Mode 13 (ignores the batch index) stays out of the tuning domain: at batch 1 it is correct, so a
+  // tuning run would store it ok and might crown it. Tests name it directly.
   f.params = {{"MODE", "mode", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "which fault (see the template)"}};
   f.classic = std::vector<int>{0};  // the healthy mode: a tuning run times the classic config first
   f.threadsPerBlock = [](const Config&) { return 256; };
@@ -35,7 +52,7 @@ struct FaultExpectation {
   std::string outsideC = "";
 };
 
-// Every faulty mode (1..12; mode 0 is healthy).
+// Every mode that is faulty on any problem (1..12; mode 0 is healthy).
 inline const std::vector<FaultExpectation>& faultExpectations() {
   static const std::vector<FaultExpectation> cases = {
       {1, {"runtime_fault:CUDA_ERROR_ILLEGAL_ADDRESS"}, true},
@@ -55,6 +72,18 @@ inline const std::vector<FaultExpectation>& faultExpectations() {
       {12, {"wrong_result"}, false, "before C"},
   };
   return cases;
+}
+
+// The faults only a batched problem shows (mode 13 computes batch 0 in every batch).
+inline const std::vector<FaultExpectation>& batchFaultExpectations() {
+  static const std::vector<FaultExpectation> cases = {{13, {"wrong_result"}, false}};
+  return cases;
+}
+
+// `config` (a fault family configuration) compiled straight from the test sources for `arch`.
+inline CompileResult compileFault(const Config& config, const std::string& arch) {
+  CompileUnit unit{readText(kFaultTemplate), config.kernelExpressions(), {}, {{"batch.cuh", readText(kBatchHeader)}}, {}};
+  return NvrtcCompiler::compile(unit, arch);
 }
 
 inline bool statusExpected(const FaultExpectation& e, const std::string& status) {

@@ -21,26 +21,14 @@
 // Modes 11 and 12 stay inside C's allocation: they are caught by the canaries, never as a fault.
 // Launch: block 256 (16 x 16 as one dimension), grid (ceil(N / 16), ceil(M / 16), batch), no smem.
 // Every layout and batch form is served (the reference the worker's layout and batch checks are
-// tested with).
-// Self-contained (the tests compile it without headers): the batch argument as templates/batch.cuh.
-struct GemmtuneBatch {
-  long long strideA, strideB, strideC;
-  const float* const* arrayA;
-  const float* const* arrayB;
-  float* const* arrayC;
-  int count;
-};
+// tested with). Mode 13 is a fault on batched problems only: at batch 1 it is the healthy kernel.
+#include "batch.cuh"
 
 template <int MODE, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(256)
     sgemm_fault(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                 float* C, int ldc, GemmtuneBatch batch) {
-  const int b = MODE == 13 ? 0 : blockIdx.z;
-  if (batch.arrayA) {
-    A = batch.arrayA[b], B = batch.arrayB[b], C = batch.arrayC[b];
-  } else {
-    A += b * batch.strideA, B += b * batch.strideB, C += b * batch.strideC;
-  }
+  gemmtune_select_batch(batch, MODE == 13 ? 0 : blockIdx.z, A, B, C);
   const bool leader = threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0;
   if (MODE == 1 && leader) C[1LL << 40] = 1.0f;
   if (MODE == 2 && leader) *reinterpret_cast<float4*>(C + 1) = make_float4(1.0f, 2.0f, 3.0f, 4.0f);

@@ -1,51 +1,25 @@
 // The GPU worker on a real GPU (label gpu; skipped without a driver): verification of real
 // templates at odd sizes and in the padded layout, timing sanity against cuBLAS, early stop, and
-// the fault family — every fault gets its status and a healthy kernel measures ok right after each one.
+// the fault family — every fault gets its status and a healthy kernel measures ok right after each
+// one, on a plain problem and on a transposed, batched one. tests/layouts_gpu_test.cpp runs the
+// real templates in every layout and batch form.
 #include <gtest/gtest.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "Compiler.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
-#include "NvrtcCompiler.hpp"
 #include "WorkerClient.hpp"
 #include "fault_family.hpp"
 #include "worker/ProblemLayout.hpp"
+#include "worker_test_support.hpp"
 #include "ExitCodes.hpp"
 
 using namespace gemmtune;
 using gemmtune::test::faultFamily;
+using gemmtune::test::quickTiming;
+using gemmtune::test::requestFor;
 
 namespace {
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-TimingPolicy quickTiming() {
-  TimingPolicy p;
-  p.warmupMs = 20;
-  p.budgetMs = 50;
-  p.minReps = 5;
-  p.maxReps = 50;
-  return p;
-}
-
-CandidateRequest requestFor(const Config& config, const CompileResult& r, const Problem& p, const TimingPolicy& timing) {
-  CandidateRequest req;
-  req.instance = config.name();
-  req.cubin = r.cubin;
-  req.loweredNames = r.loweredNames;
-  req.plan = planLaunch(config, GemmProblem::packed(p.M, p.N, p.K));
-  for (const GemmProblem& layout : ProblemLayout::checkProblems(p)) req.checkLayouts.push_back({layout, planLaunch(config, layout)});
-  req.timing = timing;
-  return req;
-}
 
 bool padded(const CheckLayout& l) { return l.problem.ldc != l.problem.n; }
 
@@ -69,8 +43,8 @@ class WorkerGpu : public ::testing::Test {
 
   CandidateRequest fault(int mode, const Problem& p) {
     static const Family family = faultFamily();
-    Config c{&family, {mode}, true};
-    CompileResult r = NvrtcCompiler::compile(readFile(test::kFaultTemplate), c.nameExpression(), arch_);
+    Config c{&family, {mode}, true, p.layout};
+    CompileResult r = test::compileFault(c, arch_);
     EXPECT_TRUE(r.ok) << r.log;
     return requestFor(c, r, p, quickTiming());
   }
@@ -241,4 +215,33 @@ TEST_F(WorkerGpu, EveryFaultGetsItsStatusAndAHealthyKernelStillMeasures) {
     EXPECT_GT(after.medianMs, 0);
   }
   EXPECT_EQ(client_->restarts(), restarts);  // three sticky faults and one timeout
+}
+
+// The faults that verification catches (not the sticky ones or the hang: those do not depend on the
+// layout) on a transposed, batched problem: its checks run strided packed, strided padded (gaps
+// between batches) and through pointer arrays, and also catch a kernel that ignores the batch.
+TEST_F(WorkerGpu, VerificationFaultsAreCaughtTransposedAndBatched) {
+  Problem p{96, 80, 72, 0.0, Layout{true, true}, 3};
+  client_->setProblem(p);
+  const CandidateRequest healthy = fault(0, p);
+  const auto first = client_->run(healthy, 10);
+  ASSERT_EQ(first.status, "ok") << first.detail;
+  EXPECT_EQ(first.detail, "") << "no layout may be skipped";
+  std::vector<test::FaultExpectation> cases = test::batchFaultExpectations();
+  for (const auto& c : test::faultExpectations())
+    if (!c.restartsWorker) cases.push_back(c);
+  for (const auto& c : cases) {
+    auto r = client_->run(fault(c.mode, p), 10);
+    EXPECT_TRUE(test::statusExpected(c, r.status)) << "mode " << c.mode << ": " << r.status << " " << r.detail;
+    if (c.outsideC.empty()) {
+      EXPECT_GT(r.maxError, 1.0) << "mode " << c.mode;
+    } else {
+      EXPECT_NE(r.detail.find("wrote outside C"), std::string::npos) << "mode " << c.mode << ": " << r.detail;
+      EXPECT_NE(r.detail.find(c.outsideC), std::string::npos) << "mode " << c.mode << ": " << r.detail;
+    }
+    EXPECT_NE(r.detail.find("(batch "), std::string::npos) << "mode " << c.mode << ": the detail names the batch: " << r.detail;
+    if (c.mode == 13) EXPECT_NE(r.detail.find("(batch 1)"), std::string::npos) << r.detail;
+    EXPECT_EQ(client_->run(healthy, 10).status, "ok") << "healthy kernel after mode " << c.mode;
+  }
+  EXPECT_EQ(client_->restarts(), 0);
 }

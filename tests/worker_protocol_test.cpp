@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "NvrtcCompiler.hpp"
+#include "fault_family.hpp"
 #include "gemmtune/Errors.hpp"
 #include "worker/HelperKernels.hpp"
 #include "worker/ProblemLayout.hpp"
@@ -72,6 +74,37 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   EXPECT_TRUE(got.time);
   EXPECT_EQ(got.timing.bestSoFarMs, 1.25);
   EXPECT_EQ(got.timing.minReps, 7);
+}
+
+TEST(WorkerWire, LayoutsBatchesStridesAndPointerArraysSurvive) {
+  Problem p{4096, 1024, 512, 2.0, Layout{true, false}, 8};
+  auto gotP = roundTrip(wire::problemRequest(p)).at("problem").get<Problem>();
+  EXPECT_EQ(gotP.shape(), p.shape());
+  EXPECT_EQ(gotP.beta, 2.0);
+
+  GemmProblem strided = GemmProblem::packed(GemmShape{64, 48, 32, Layout{false, true}, 5});
+  strided.strideC += 256, strided.alignB = 8;
+  GemmProblem arrays = GemmProblem::packed(GemmShape{64, 48, 32, Layout{true, true}, 3});
+  arrays.strideA = arrays.strideB = arrays.strideC = 0, arrays.pointerArrays = true;
+  arrays.alignA = arrays.alignB = arrays.alignC = 4;
+  for (const GemmProblem& want : {strided, arrays}) {
+    CandidateRequest r;
+    r.checkLayouts = {{want, LaunchPlan::refused("no")}};
+    const GemmProblem got =
+        roundTrip(wire::runRequest(r)).at("candidate").get<CandidateRequest>().checkLayouts.at(0).problem;
+    EXPECT_EQ(got.text(), want.text());
+    EXPECT_EQ(got.layout, want.layout);
+    EXPECT_EQ(got.batch, want.batch);
+    EXPECT_EQ(got.strideA, want.strideA);
+    EXPECT_EQ(got.strideB, want.strideB);
+    EXPECT_EQ(got.strideC, want.strideC);
+    EXPECT_EQ(got.pointerArrays, want.pointerArrays);
+    EXPECT_EQ(got.alignB, want.alignB);
+  }
+
+  json bad = json(p);
+  bad["layout"] = "nx";
+  EXPECT_THROW(bad.get<Problem>(), std::runtime_error);
 }
 
 TEST(WorkerWire, ResultKeepsInfiniteErrorAndFatalFlag) {
@@ -174,7 +207,107 @@ TEST(ProblemLayout, CheckProblemsPadByFloat4sAndKeep16ByteAlignment) {
   const GemmProblem padded = ProblemLayout::checkProblem(p, kCheckGeometries[1], true);
   EXPECT_NE(padded.lda - padded.k, padded.ldb - padded.n);
   EXPECT_NE(padded.ldb - padded.n, padded.ldc - padded.n);
-  EXPECT_EQ(ProblemLayout::guardedCElems(p, kCheckGeometries[0]), 1000 * 1001 + 2 * ProblemLayout::kGuardElems);
+  EXPECT_EQ(ProblemLayout::place(p, kCheckGeometries[0]).c.allocElems, 1000 * 1001 + 2 * ProblemLayout::kGuardElems);
+}
+
+TEST(ProblemLayout, TransposedOperandsAreStoredTransposedInEveryLayout) {
+  const Problem nn{1000, 1001, 1002}, tn{1000, 1001, 1002, 0.0, Layout{true, false}};
+  for (const GemmProblem& g : ProblemLayout::checkProblems(tn)) {
+    EXPECT_EQ(g.layout, tn.layout);
+    EXPECT_TRUE(malformedProblem(g).empty()) << malformedProblem(g);
+  }
+  // op(A) = T: A is stored as K rows of M, padded to whole float4s and 4 more; B as it was.
+  const CheckPlacement packed = ProblemLayout::place(tn, kCheckGeometries[0]);
+  EXPECT_EQ(packed.a.rows, 1002);
+  EXPECT_EQ(packed.a.cols, 1000);
+  EXPECT_EQ(packed.a.ld, 1000);
+  EXPECT_TRUE(packed.ownA) << "the packed layout needs its own transposed A";
+  EXPECT_FALSE(packed.ownB) << "B is stored as the inputs are";
+  const GemmProblem padded = ProblemLayout::checkProblem(tn, kCheckGeometries[1], true);
+  EXPECT_EQ(padded.lda, 1000 + 4);
+  EXPECT_EQ(padded.ldb, 1004 + 8);
+  EXPECT_EQ(padded.strideA, 0);
+  // The packed check poses exactly the problem timing launches.
+  const GemmProblem timed = GemmProblem::packed(tn.shape()), checked = ProblemLayout::checkProblem(tn, kCheckGeometries[0], true);
+  EXPECT_EQ(checked.text(), timed.text());
+  // Memory: the packed layout's own transposed A comes on top of nn's, and the padded A has 1002
+  // rows of 1004 floats instead of 1000 rows of 1008.
+  EXPECT_EQ(ProblemLayout::of(tn, 0).deviceBytes,
+            ProblemLayout::of(nn, 0).deviceBytes + 4ull * 1000 * 1002 + 4ull * 1002 * 1004 - 4ull * 1000 * 1008);
+}
+
+TEST(ProblemLayout, BatchesRunStridedPackedStridedPaddedAndPointerArrays) {
+  const long long M = 67, N = 45, K = 37, n = 3;
+  const Problem p{M, N, K, 0.0, Layout{}, n};
+  auto all = ProblemLayout::checkProblems(p);
+  ASSERT_EQ(all.size(), 6u);
+  for (const GemmProblem& g : all) {
+    EXPECT_EQ(g.batch, n);
+    EXPECT_TRUE(malformedProblem(g).empty()) << malformedProblem(g);
+  }
+  // Strided packed: exactly the timed problem; odd strides leave every batch 4-byte aligned only.
+  const GemmProblem packed = all[0];
+  EXPECT_EQ(packed.strideA, M * K);
+  EXPECT_EQ(packed.strideB, K * N);
+  EXPECT_EQ(packed.strideC, M * N);
+  EXPECT_EQ(packed.alignA, 4);
+  EXPECT_FALSE(packed.pointerArrays);
+  const CheckPlacement pp = ProblemLayout::place(p, kCheckGeometries[0]);
+  EXPECT_FALSE(pp.ownA);
+  EXPECT_FALSE(pp.ownB);
+  EXPECT_EQ(pp.c.allocElems, 2 * ProblemLayout::kGuardElems + n * M * N);
+  // Strided padded: gaps after every matrix, strides whole float4s so float4 forms still run.
+  const GemmProblem padded = all[2];
+  EXPECT_EQ(padded.lda, 44);
+  EXPECT_EQ(padded.strideA, M * 44 + 16);
+  EXPECT_EQ(padded.strideB, K * 56 + 32);
+  EXPECT_EQ(padded.strideC, M * 60 + ProblemLayout::kGuardElems);
+  EXPECT_EQ(padded.alignA, 16);
+  EXPECT_EQ(padded.alignB, 16);
+  EXPECT_EQ(padded.alignC, 16);
+  // Pointer arrays: no strides, 4-byte alignment.
+  const GemmProblem arrays = all[4];
+  EXPECT_TRUE(arrays.pointerArrays);
+  EXPECT_EQ(arrays.strideA, 0);
+  EXPECT_EQ(arrays.alignA, 4);
+  EXPECT_EQ(arrays.alignC, 4);
+  // One set of operands per batch, and each layout's own A, B, C and pointers.
+  const long long a = M * K, b = K * N, c = M * N, guard = ProblemLayout::kGuardElems, slack = ProblemLayout::kArraySlack;
+  const long long operands = n * (3 * a + 3 * b + 7 * c), packedC = 2 * guard + n * c;
+  const long long paddedAll = (4 + (n - 1) * padded.strideA + M * 44) + (4 + (n - 1) * padded.strideB + K * 56) +
+                              (guard + 4 + (n - 1) * padded.strideC + M * 60 + guard);
+  const long long arraysAll = n * (a + slack) + n * (b + slack) + (guard + n * (c + guard) + guard) + 2 * 3 * n;
+  EXPECT_EQ(ProblemLayout::of(p, 0).deviceBytes, 4ull * (operands + packedC + paddedAll + arraysAll));
+}
+
+// The pointer-array layout scatters the matrices so that no stride reaches them from the first:
+// reverse order, uneven distances, no overlap, canaries between every two C.
+TEST(ProblemLayout, PointerArraysArePermutedUnevenAndApart) {
+  for (long long n : {2LL, 3LL, 7LL, 64LL}) {
+    const Problem p{67, 45, 37, 0.0, Layout{false, true}, n};
+    const CheckPlacement pl = ProblemLayout::place(p, kCheckGeometries[2]);
+    for (const OperandPlacement* o : {&pl.a, &pl.b, &pl.c}) {
+      std::vector<long long> starts;
+      for (long long b = 0; b < n; ++b) starts.push_back(o->start(b));
+      std::set<long long> distances;
+      for (long long b = 0; b + 1 < n; ++b) {
+        EXPECT_GT(starts[b], starts[b + 1]) << "batch " << b << " lies after batch " << b + 1;
+        EXPECT_GE(starts[b] - starts[b + 1], o->span()) << "matrices overlap";
+        distances.insert(starts[b] - starts[b + 1]);
+      }
+      if (n > 2) {
+        EXPECT_GT(distances.size(), 1u) << "batch " << n << ": evenly spaced";
+      }
+      EXPECT_GE(starts[n - 1], 0);
+      EXPECT_LE(starts[0] + o->span(), o->allocElems);
+    }
+    EXPECT_EQ(pl.b.rows, 45) << "op(B) = T stores N rows of K";
+    const long long guard = ProblemLayout::kGuardElems;
+    EXPECT_GE(pl.c.start(n - 1), guard);
+    EXPECT_GE(pl.c.allocElems - (pl.c.start(0) + pl.c.span()), guard);
+    for (long long b = 0; b + 1 < n; ++b) EXPECT_GE(pl.c.start(b) - (pl.c.start(b + 1) + pl.c.span()), guard - 29);
+  }
+  EXPECT_TRUE(ProblemLayout::geometries(Problem{64, 64, 64}).size() == 2u) << "pointer arrays are for batches only";
 }
 
 TEST(ProblemLayout, IntegerRangeKeepsSumsExact) {
@@ -187,6 +320,8 @@ TEST(ProblemLayout, IntegerRangeKeepsSumsExact) {
 TEST(ProblemLayout, RejectsEmptyAndHugeDimensions) {
   EXPECT_THROW(ProblemLayout::of({0, 4, 4}, 0), UsageError);
   EXPECT_THROW(ProblemLayout::of({4, 4, 1LL << 32}, 0), UsageError);
+  EXPECT_THROW(ProblemLayout::of({4, 4, 4, 0.0, Layout{}, 0}, 0), UsageError);
+  EXPECT_THROW(ProblemLayout::of({65536, 65536, 65536, 0.0, Layout{}, 1 << 20}, 0), UsageError);
 }
 
 TEST(TimingStats, MedianMinAndInterquartileSpread) {
@@ -219,7 +354,19 @@ TEST(HelperKernels, CompileForHopperWithEveryEntryPoint) {
   CompileResult r = NvrtcCompiler::compile(HelperKernels::source(), HelperKernels::anchorKernel(), "sm_90");
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.loweredName, "gt_compare");
-  for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_bits", "gt_copy_rows", "gt_abs_copy", "gt_compare",
-                        "gt_scan_guards", "gt_canary_sgemm"})
+  for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_bits", "gt_copy_into", "gt_abs_copy", "gt_compare",
+                        "gt_scan_canaries", "gt_canary_sgemm"})
     EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
+}
+
+// The fault family's template includes the kernels' batch header, as a templates directory holds
+// it; every layout and the batch-ignoring mode compile.
+TEST(FaultFamily, CompilesInEveryLayoutWithTheBatchHeader) {
+  const Family family = test::faultFamily();
+  for (const Layout& layout : Layout::all())
+    for (int mode : {0, 13}) {
+      const Config c{&family, {mode}, true, layout};
+      CompileResult r = test::compileFault(c, "sm_90");
+      EXPECT_TRUE(r.ok) << c.name() << ": " << r.log;
+    }
 }

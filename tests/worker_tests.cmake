@@ -9,3 +9,5 @@ target_compile_definitions(worker_client_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TA
 add_dependencies(worker_client_test fake_worker)
 
 gemmtune_add_test(worker_gpu_test SOURCES worker_gpu_test.cpp LIBS gemmtune_tuner GPU)
+# Every built-in family in every layout and batch form (the gate for the templates' layout work).
+gemmtune_add_test(layouts_gpu_test SOURCES layouts_gpu_test.cpp LIBS gemmtune_tuner GPU)

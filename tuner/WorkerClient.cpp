@@ -247,7 +247,7 @@ void WorkerClient::setProblem(const Problem& p) {
   if (r.kind == Reply::Kind::Ok && !r.body.value("fatal", false)) return;
   if (child_) child_->kill();
   if (interrupted_) return;
-  recover(fmt::format("preparing problem {}x{}x{}: {}", p.M, p.N, p.K, r.detail));
+  recover(fmt::format("preparing problem {}: {}", p.shape().str(), r.detail));
 }
 
 CandidateResult WorkerClient::run(const CandidateRequest& req, double deadlineSec) {
@@ -265,7 +265,7 @@ CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadline
 double WorkerClient::expectedSeconds(const TimingPolicy& p, double kernelMs) {
   const double t = std::max(kernelMs, 0.0);
   constexpr double kCheckMs = 5;  // fill, checker and copies per verification check
-  const double verifyMs = 3 * (t + kCheckMs);
+  const double verifyMs = 9 * (t + kCheckMs);  // three checks in each of up to three layouts
   const double warmupMs = 2 * std::max(p.warmupMs, 0.0) + t;  // doubling batches overshoot < 2x
   const double timedMs = std::max(std::min(p.maxReps * t, p.budgetMs + t), p.minReps * t);
   return (verifyMs + warmupMs + timedMs) / 1000;
@@ -276,8 +276,8 @@ double WorkerClient::deadlineFor(const TimingPolicy& p, double kernelMs, double 
 }
 
 double WorkerClient::problemDeadlineSec(const Problem& p) {
-  // Four pedantic cuBLAS SGEMMs at a pessimistic 1 TFLOP/s, plus allocation and fills.
-  const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
+  // Four pedantic cuBLAS SGEMMs (every batch) at a pessimistic 1 TFLOP/s, plus allocation and fills.
+  const double flops = p.shape().flops();
   return 30 + 2 * 4 * flops / 1e12;
 }
 

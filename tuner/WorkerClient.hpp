@@ -71,8 +71,8 @@ class WorkerClient {
   // later one) returns "interrupted" without a restart.
   void interrupt();
 
-  // How long a run request takes for a kernel of `kernelMs` per launch under `policy`: three
-  // verification launches, the warm-up, the timed repetitions.
+  // How long a run request takes for a kernel of `kernelMs` per launch under `policy`: up to nine
+  // verification launches (three checks in up to three layouts), the warm-up, the timed repetitions.
   static double expectedSeconds(const TimingPolicy& policy, double kernelMs);
   // A deadline for run(): floorSec + factor × expectedSeconds. Pass a pessimistic kernelMs (e.g.
   // the FLOPs at a fraction of the slowest plausible rate); the floor covers load and checks.

@@ -20,6 +20,13 @@ struct Problem {
   // Timing runs with alpha = 1 and this beta (the problem's beta class); verification always
   // checks beta = 0 and beta = 2.
   double beta = 0;
+  // How A and B are stored (timing and every check) and how many products one launch computes:
+  // timing launches GemmProblem::packed(shape()); the checks add padded strides and pointer arrays.
+  Layout layout{};
+  long long batch = 1;
+
+  GemmShape shape() const { return {M, N, K, layout, batch}; }
+  static Problem of(const GemmShape& s, double beta = 0) { return {s.M, s.N, s.K, beta, s.layout, s.batch}; }
 };
 
 struct TimingPolicy {
@@ -34,8 +41,8 @@ struct TimingPolicy {
   double bestSoFarMs = 0;       // 0: no best yet
 };
 
-// One memory layout a verification check launches in (ProblemLayout::checkProblems: packed or
-// padded, beta zero or not) and the candidate's plan for it. The worker has no family registry,
+// One memory layout a verification check launches in (ProblemLayout::checkProblems: packed,
+// padded or, batched, pointer arrays; beta zero or not) and the candidate's plan for it. The worker has no family registry,
 // so the parent plans every layout; a refused plan skips the checks of that layout.
 struct CheckLayout {
   GemmProblem problem;

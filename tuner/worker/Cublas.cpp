@@ -17,6 +17,7 @@ struct Cublas::Api {
   decltype(&::cublasSetStream_v2) setStream = nullptr;
   decltype(&::cublasSetMathMode) setMathMode = nullptr;
   decltype(&::cublasSgemm_v2) sgemm = nullptr;
+  decltype(&::cublasSgemmStridedBatched) sgemmStridedBatched = nullptr;
   decltype(&::cublasGetVersion_v2) getVersion = nullptr;
   decltype(&::cublasGetStatusName) statusName = nullptr;
 };
@@ -58,6 +59,7 @@ Cublas::Cublas(CUstream stream) {
     resolve(lib_, "cublasSetStream_v2", api_->setStream, library_);
     resolve(lib_, "cublasSetMathMode", api_->setMathMode, library_);
     resolve(lib_, "cublasSgemm_v2", api_->sgemm, library_);
+    resolve(lib_, "cublasSgemmStridedBatched", api_->sgemmStridedBatched, library_);
     resolve(lib_, "cublasGetVersion_v2", api_->getVersion, library_);
     resolve(lib_, "cublasGetStatusName", api_->statusName, library_);
     cublasHandle_t h = nullptr;
@@ -81,21 +83,37 @@ Cublas::~Cublas() {
 }
 
 void Cublas::sgemm(Math math, long long M, long long N, long long K, float alpha, CUdeviceptr A, CUdeviceptr B,
-                   float beta, CUdeviceptr C) const {
-  if (M > INT_MAX || N > INT_MAX || K > INT_MAX) throw std::invalid_argument("cuBLAS SGEMM dimensions exceed int");
+                   float beta, CUdeviceptr C, long long batch) const {
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX || batch > INT_MAX)
+    throw std::invalid_argument("cuBLAS SGEMM dimensions exceed int");
+  SgemmArgs a{static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(K), B,
+              static_cast<int>(N), beta, C, static_cast<int>(N)};
+  a.batch = BatchArg{M * K, K * N, M * N, 0, 0, 0, static_cast<int>(batch)};
+  gemm(math, a);
+}
+
+void Cublas::gemm(Math math, const SgemmArgs& a) const {
+  if (a.batch.arrayA) throw std::invalid_argument("the cuBLAS calls here take strided batches, not pointer arrays");
   auto h = static_cast<cublasHandle_t>(handle_);
   // CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM; pedantic also forbids reduced-precision
   // internal paths, which is what a reference needs.
   auto mode = math == Math::Pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
   if (auto s = api_->setMathMode(h, mode); s != CUBLAS_STATUS_SUCCESS)
     throw CublasError(s, fmt::format("cublasSetMathMode failed: {}", statusText(api_, s)));
-  // cuBLAS is column-major: row-major C = A·B is column-major C^T = B^T·A^T, i.e. the same
-  // buffers with the operands swapped and m = N, n = M.
-  const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K);
-  auto s = api_->sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, reinterpret_cast<const float*>(B), m,
-                       reinterpret_cast<const float*>(A), k, &beta, reinterpret_cast<float*>(C), m);
+  // cuBLAS is column-major: row-major C = op(A)·op(B) is column-major C^T = op(B)^T·op(A)^T, i.e.
+  // the same buffers with the operands swapped and m = N, n = M. A row-major matrix read as
+  // column-major is its transpose, so each operand keeps its own op flag and leading dimension.
+  const cublasOperation_t opA = a.layout.transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = a.layout.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const auto* A = reinterpret_cast<const float*>(a.a);
+  const auto* B = reinterpret_cast<const float*>(a.b);
+  auto* C = reinterpret_cast<float*>(a.c);
+  const cublasStatus_t s =
+      a.batch.count > 1 ? api_->sgemmStridedBatched(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, a.batch.strideB, A, a.lda,
+                                                    a.batch.strideA, &a.beta, C, a.ldc, a.batch.strideC, a.batch.count)
+                        : api_->sgemm(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, A, a.lda, &a.beta, C, a.ldc);
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw CublasError(s, fmt::format("cublasSgemm ({}x{}x{}) failed: {}", M, N, K, statusText(api_, s)));
+    throw CublasError(s, fmt::format("cublasSgemm{} ({}) failed: {}", a.batch.count > 1 ? "StridedBatched" : "",
+                                     problemOf(a).text(), statusText(api_, s)));
 }
 
 }  // namespace gemmtune

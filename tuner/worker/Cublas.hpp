@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "LaunchArgs.hpp"
+
 namespace gemmtune {
 
 // A cuBLAS call failed; `status` is the cublasStatus_t value.
@@ -29,9 +31,13 @@ class Cublas {
   int version() const { return version_; }
   const std::string& library() const { return library_; }
 
-  // Row-major C = alpha * A * B + beta * C with lda = K, ldb = N, ldc = N, enqueued on the stream.
+  // Row-major C = alpha * A * B + beta * C with lda = K, ldb = N, ldc = N, enqueued on the stream;
+  // `batch` such products of packed matrices, one after the other.
   void sgemm(Math math, long long M, long long N, long long K, float alpha, CUdeviceptr A, CUdeviceptr B,
-             float beta, CUdeviceptr C) const;
+             float beta, CUdeviceptr C, long long batch = 1) const;
+  // The SGEMM `args` describe: its layout, leading dimensions and strided batches (pointer arrays
+  // throw std::invalid_argument), enqueued on the stream.
+  void gemm(Math math, const SgemmArgs& args) const;
 
   struct Api;  // the resolved entry points (defined in Cublas.cpp)
 

@@ -18,7 +18,8 @@ namespace {
 constexpr int kThreads = 256;
 
 const char* const kSource = R"CUDA(
-// gemmtune worker helper kernels: inputs, |x|, checker, canary. Grid-stride loops throughout.
+// gemmtune worker helper kernels: inputs, |x|, copies, checker, canary scan, canary SGEMM.
+// Grid-stride loops throughout.
 typedef unsigned long long u64;
 
 __device__ __forceinline__ u64 mix64(u64 x) {  // splitmix64 finalizer
@@ -52,14 +53,42 @@ __device__ __forceinline__ long long at(long long i, long long cols, long long l
   return ld == cols ? i : i / cols * ld + i % cols;
 }
 
-extern "C" __global__ void gt_fill_bits(unsigned* p, long long rows, long long cols, long long ld, unsigned bits) {
-  const long long n = rows * cols;
-  for (long long i = firstIndex(); i < n; i += stride()) p[at(i, cols, ld)] = bits;
+// count matrices of rows x cols, rows ld apart: matrix b at ptr + b * stride, or array[b] when
+// array is set. The host's DeviceMatrix, passed by value.
+struct Matrix {
+  float* ptr;
+  long long rows, cols, ld, count, stride;
+  float* const* array;
+};
+
+// Element i of all the matrices, batch after batch (i = (b * rows + row) * cols + col).
+__device__ __forceinline__ float* element(const Matrix& m, long long i) {
+  long long b = 0;
+  if (m.count > 1) {
+    b = i / (m.rows * m.cols);
+    i -= b * m.rows * m.cols;
+  }
+  float* base = m.array ? m.array[b] : m.ptr + b * m.stride;
+  return base + at(i, m.cols, m.ld);
 }
 
-extern "C" __global__ void gt_copy_rows(const float* src, float* dst, long long rows, long long cols, long long ld) {
-  const long long n = rows * cols;
-  for (long long i = firstIndex(); i < n; i += stride()) dst[at(i, cols, ld)] = src[i];
+extern "C" __global__ void gt_fill_bits(Matrix m, unsigned bits) {
+  const long long n = m.count * m.rows * m.cols;
+  for (long long i = firstIndex(); i < n; i += stride()) *reinterpret_cast<unsigned*>(element(m, i)) = bits;
+}
+
+// src holds the same matrices packed, batch after batch; transposed (dst.cols rows of dst.rows
+// each) when transpose is set.
+extern "C" __global__ void gt_copy_into(const float* src, Matrix dst, int transpose) {
+  const long long per = dst.rows * dst.cols, n = dst.count * per;
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    long long from = i;
+    if (transpose) {
+      const long long b = i / per, row = i % per / dst.cols, col = i % dst.cols;
+      from = b * per + col * dst.rows + row;
+    }
+    *element(dst, i) = src[from];
+  }
 }
 
 extern "C" __global__ void gt_abs_copy(const float* src, float* dst, long long n) {
@@ -83,14 +112,14 @@ __device__ void publish(u64 bad, u64 nonFinite, unsigned maxBits, u64 first, u64
   }
 }
 
-// C is rows x cols with leading dimension ldc; ref and absAB are packed.
-extern "C" __global__ void gt_compare(const float* C, long long rows, long long cols, long long ldc, const float* ref,
-                                      const float* absAB, float tolScale, int exact, u64* stats) {
-  const long long n = rows * cols;
+// C: every batch; ref and absAB are packed, batch after batch.
+extern "C" __global__ void gt_compare(Matrix C, const float* ref, const float* absAB, float tolScale, int exact,
+                                      u64* stats) {
+  const long long n = C.count * C.rows * C.cols;
   u64 bad = 0, nonFinite = 0, first = ~0ull;
   unsigned maxBits = 0;
   for (long long i = firstIndex(); i < n; i += stride()) {
-    float c = C[at(i, cols, ldc)], r = ref[i];
+    float c = *element(C, i), r = ref[i];
     bool finite = isfinite(c);
     float ratio;
     if (!finite) {
@@ -111,15 +140,11 @@ extern "C" __global__ void gt_compare(const float* C, long long rows, long long 
   publish(bad, nonFinite, maxBits, first, stats);
 }
 
-// Counts the words of an allocation outside C (before it, after its rows, in padding columns)
-// that no longer hold the canary. C starts `front` words in: rows x cols, rows ld apart.
-extern "C" __global__ void gt_scan_guards(const unsigned* p, long long n, long long front, long long rows,
-                                          long long cols, long long ld, unsigned canary, u64* stats) {
+// Counts the words of an allocation that no longer hold the canary.
+extern "C" __global__ void gt_scan_canaries(const unsigned* p, long long n, unsigned canary, u64* stats) {
   u64 changed = 0, first = ~0ull;
   for (long long i = firstIndex(); i < n; i += stride()) {
-    const long long j = i - front;
-    const bool insideC = j >= 0 && j < rows * ld && j % ld < cols;
-    if (!insideC && p[i] != canary) {
+    if (p[i] != canary) {
       ++changed;
       if ((u64)i < first) first = (u64)i;
     }
@@ -155,9 +180,9 @@ HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCou
     const char* name;
   };
   for (auto [fn, name] : {Entry{&fillInt_, "gt_fill_int"}, Entry{&fillNormal_, "gt_fill_normal"},
-                          Entry{&fillBits_, "gt_fill_bits"}, Entry{&copyRows_, "gt_copy_rows"},
+                          Entry{&fillBits_, "gt_fill_bits"}, Entry{&copyInto_, "gt_copy_into"},
                           Entry{&absCopy_, "gt_abs_copy"}, Entry{&compare_, "gt_compare"},
-                          Entry{&scanGuards_, "gt_scan_guards"}, Entry{&canary_, "gt_canary_sgemm"}}) {
+                          Entry{&scanCanaries_, "gt_scan_canaries"}, Entry{&canary_, "gt_canary_sgemm"}}) {
     if (CUresult e = cu.cuModuleGetFunction(fn, module_, name); e != CUDA_SUCCESS) {
       cu.cuModuleUnload(module_);
       cu.check(e, name);
@@ -193,17 +218,16 @@ void HelperKernels::fillConstant(CUdeviceptr p, long long n, float value) const 
 }
 
 void HelperKernels::fillBits(const DeviceMatrix& m, std::uint32_t bits) const {
-  CUdeviceptr p = m.ptr;
-  long long rows = m.rows, cols = m.cols, ld = m.ld;
-  void* args[] = {&p, &rows, &cols, &ld, &bits};
+  DeviceMatrix matrix = m;
+  void* args[] = {&matrix, &bits};
   launch(fillBits_, m.elems(), args);
 }
 
-void HelperKernels::copyInto(CUdeviceptr src, const DeviceMatrix& dst) const {
-  CUdeviceptr d = dst.ptr;
-  long long rows = dst.rows, cols = dst.cols, ld = dst.ld;
-  void* args[] = {&src, &d, &rows, &cols, &ld};
-  launch(copyRows_, dst.elems(), args);
+void HelperKernels::copyInto(CUdeviceptr src, const DeviceMatrix& dst, bool transpose) const {
+  DeviceMatrix matrix = dst;
+  int transposeFlag = transpose ? 1 : 0;
+  void* args[] = {&src, &matrix, &transposeFlag};
+  launch(copyInto_, dst.elems(), args);
 }
 
 void HelperKernels::absCopy(CUdeviceptr src, CUdeviceptr dst, long long n) const {
@@ -223,10 +247,10 @@ std::array<std::uint64_t, 4> HelperKernels::runStats(CUfunction f, long long n, 
 
 CompareStats HelperKernels::compare(const DeviceMatrix& C, CUdeviceptr ref, CUdeviceptr absAB, float tolScale,
                                     bool exact) const {
-  CUdeviceptr c = C.ptr, stats = stats_.ptr();
-  long long rows = C.rows, cols = C.cols, ldc = C.ld;
+  DeviceMatrix matrix = C;
+  CUdeviceptr stats = stats_.ptr();
   int exactFlag = exact ? 1 : 0;
-  void* args[] = {&c, &rows, &cols, &ldc, &ref, &absAB, &tolScale, &exactFlag, &stats};
+  void* args[] = {&matrix, &ref, &absAB, &tolScale, &exactFlag, &stats};
   const auto out = runStats(compare_, C.elems(), args);
   CompareStats s;
   s.bad = out[0];
@@ -236,12 +260,10 @@ CompareStats HelperKernels::compare(const DeviceMatrix& C, CUdeviceptr ref, CUde
   return s;
 }
 
-GuardStats HelperKernels::scanGuards(CUdeviceptr alloc, long long allocElems, long long front, const DeviceMatrix& shape,
-                                     std::uint32_t canary) const {
+GuardStats HelperKernels::scanCanaries(CUdeviceptr alloc, long long allocElems, std::uint32_t canary) const {
   CUdeviceptr stats = stats_.ptr();
-  long long rows = shape.rows, cols = shape.cols, ld = shape.ld;
-  void* args[] = {&alloc, &allocElems, &front, &rows, &cols, &ld, &canary, &stats};
-  const auto out = runStats(scanGuards_, allocElems, args);
+  void* args[] = {&alloc, &allocElems, &canary, &stats};
+  const auto out = runStats(scanCanaries_, allocElems, args);
   return GuardStats{out[0], out[3]};
 }
 

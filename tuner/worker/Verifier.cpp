@@ -17,13 +17,11 @@ float tolerance(const Problem& p, float alpha) {
   return static_cast<float>(4.0 * std::sqrt(static_cast<double>(p.K)) * std::ldexp(1.0, -24) * std::fabs(alpha));
 }
 
-DeviceMatrix operandA(const SgemmArgs& a) { return {a.a, a.m, a.k, a.lda}; }
-DeviceMatrix operandB(const SgemmArgs& a) { return {a.b, a.k, a.n, a.ldb}; }
-DeviceMatrix operandC(const SgemmArgs& a) { return {a.c, a.m, a.n, a.ldc}; }
-
 bool sameProblem(const GemmProblem& x, const GemmProblem& y) {
-  return x.m == y.m && x.n == y.n && x.k == y.k && x.lda == y.lda && x.ldb == y.ldb && x.ldc == y.ldc &&
-         x.alignA == y.alignA && x.alignB == y.alignB && x.alignC == y.alignC && x.betaZero == y.betaZero;
+  return x.m == y.m && x.n == y.n && x.k == y.k && x.layout == y.layout && x.lda == y.lda && x.ldb == y.ldb &&
+         x.ldc == y.ldc && x.batch == y.batch && x.strideA == y.strideA && x.strideB == y.strideB &&
+         x.strideC == y.strideC && x.pointerArrays == y.pointerArrays && x.alignA == y.alignA && x.alignB == y.alignB &&
+         x.alignC == y.alignC && x.betaZero == y.betaZero;
 }
 
 // The plan sent for the problem `args` pose. Matching on the problem of the launch itself (its real
@@ -37,41 +35,52 @@ const LaunchPlan& planFor(const std::vector<CheckLayout>& layouts, const SgemmAr
                                want.text(), want.betaZero ? " beta=0" : ""));
 }
 
-// Inputs copied into the layout, every word of C's allocation set to the canary, then C itself
-// set to its start value (NaN when the check must not read it).
+// Inputs copied into the layout (transposed where op T), every word of C's allocation set to the
+// canary, then every batch's C set to its start value (NaN when the check must not read it).
 void prepare(const Check& c, const HelperKernels& k) {
-  if (c.args.a != c.packedA) k.copyInto(c.packedA, operandA(c.args));
-  if (c.args.b != c.packedB) k.copyInto(c.packedB, operandB(c.args));
-  k.fillBits(DeviceMatrix::vector(c.out.alloc, c.out.allocElems), kGuardCanary);
+  if (c.copyA) k.copyInto(c.packedA, c.a, c.args.layout.transA);
+  if (c.copyB) k.copyInto(c.packedB, c.b, c.args.layout.transB);
+  k.fillBits(DeviceMatrix::vector(c.out.alloc, c.out.place.allocElems), kGuardCanary);
   if (c.initialC)
-    k.copyInto(c.initialC, operandC(c.args));
+    k.copyInto(c.initialC, c.c);
   else
-    k.fillBits(operandC(c.args), std::bit_cast<std::uint32_t>(std::numeric_limits<float>::quiet_NaN()));
+    k.fillBits(c.c, std::bit_cast<std::uint32_t>(std::numeric_limits<float>::quiet_NaN()));
 }
 
 std::string checkName(const Check& c) { return fmt::format("{} ({})", c.name, c.layout); }
 
 std::string plural(long long n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
+// " (batch 2)" for batched problems, nothing otherwise.
+std::string batchNote(const Check& c, long long b) { return c.out.place.count > 1 ? fmt::format(" (batch {})", b) : ""; }
+
 std::string describeFailure(const Check& c, const CompareStats& s, const Problem& p, const GpuContext& gpu) {
   const auto& cu = gpu.cu();
-  const long long row = static_cast<long long>(s.firstBad) / p.N, col = static_cast<long long>(s.firstBad) % p.N;
+  const auto first = static_cast<long long>(s.firstBad);
+  const long long b = first / (p.M * p.N), row = first % (p.M * p.N) / p.N, col = first % p.N;
   float got = 0, want = 0;
-  const CUdeviceptr cAddr = c.args.c + 4ull * static_cast<std::uint64_t>(row * c.args.ldc + col);
-  cu.check(cu.cuMemcpyDtoH(&got, cAddr, 4), "reading a wrong element");
+  const long long word = c.out.place.start(b) + row * c.out.place.ld + col;
+  cu.check(cu.cuMemcpyDtoH(&got, c.out.alloc + 4ull * static_cast<std::uint64_t>(word), 4), "reading a wrong element");
   cu.check(cu.cuMemcpyDtoH(&want, c.ref + 4ull * s.firstBad, 4), "reading its reference");
-  return fmt::format("{}: {} of {} elements wrong ({} NaN/Inf), first at ({}, {}): got {:g}, want {:g}, max error {:.3g}x tolerance",
-                     checkName(c), s.bad, p.M * p.N, s.nonFinite, row, col, got, want, s.maxRatio);
+  return fmt::format("{}: {} of {} elements wrong ({} NaN/Inf), first at ({}, {}){}: got {:g}, want {:g}, max error {:.3g}x tolerance",
+                     checkName(c), s.bad, p.batch * p.M * p.N, s.nonFinite, row, col, batchNote(c, b), got, want,
+                     s.maxRatio);
 }
 
-// Where word `index` of C's allocation lies relative to C: before it, after its last row, or in
-// a row's padding columns.
+// Where word `index` of C's allocation lies relative to the batches' C: in a row's padding
+// columns, after the last row of the nearest C below it, or before every C.
 std::string guardPlace(const Check& c, std::uint64_t index) {
-  const long long j = static_cast<long long>(index) - c.out.front, ld = c.args.ldc;
-  const long long end = static_cast<long long>(c.args.m) * ld;
-  if (j < 0) return plural(-j, "element", "elements") + " before C";
-  if (j >= end) return plural(j - end + 1, "element", "elements") + " after C's last row";
-  return fmt::format("row {}, padding column {}", j / ld, j % ld);
+  const OperandPlacement& o = c.out.place;
+  const auto i = static_cast<long long>(index);
+  long long below = -1, lowest = 0;  // the batch whose C starts nearest below i; the batch whose C starts lowest
+  for (long long b = 0; b < o.count; ++b) {
+    if (o.start(b) <= i && (below < 0 || o.start(b) > o.start(below))) below = b;
+    if (o.start(b) < o.start(lowest)) lowest = b;
+  }
+  if (below < 0) return plural(o.start(lowest) - i, "element", "elements") + " before C" + batchNote(c, lowest);
+  const long long j = i - o.start(below);
+  if (j >= o.span()) return plural(j - o.span() + 1, "element", "elements") + " after C's last row" + batchNote(c, below);
+  return fmt::format("row {}, padding column {}{}", j / o.ld, j % o.ld, batchNote(c, below));
 }
 
 std::string describeGuards(const Check& c, const GuardStats& g) {
@@ -101,10 +110,12 @@ Verdict runChecks(const ProblemData& data, const GpuContext& gpu, const HelperKe
     launch(c);
     gpu.sync();  // a fault of the candidate surfaces here, before the checker runs
     ++v.checksRun;
-    const CompareStats s = k.compare(operandC(c.args), c.ref, c.absAB, tolerance(p, c.args.alpha), c.exact);
-    const GuardStats g = k.scanGuards(c.out.alloc, c.out.allocElems, c.out.front, operandC(c.args), kGuardCanary);
-    v.maxError = std::max(v.maxError, s.maxRatio);
+    const CompareStats s = k.compare(c.c, c.ref, c.absAB, tolerance(p, c.args.alpha), c.exact);
     if (s.bad) append(v.detail, describeFailure(c, s, p, gpu));
+    // Every batch's C back to the canary: any word that differs now was written outside C.
+    k.fillBits(c.c, kGuardCanary);
+    const GuardStats g = k.scanCanaries(c.out.alloc, c.out.place.allocElems, kGuardCanary);
+    v.maxError = std::max(v.maxError, s.maxRatio);
     if (g.changed) append(v.detail, describeGuards(c, g));
     v.ok = v.ok && s.bad == 0 && g.changed == 0;
   }

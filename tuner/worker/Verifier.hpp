@@ -3,10 +3,13 @@
 // and within 4·sqrt(K)·2^-24·|alpha|·(|A||B|)ij. C is filled with NaN before every check that
 // does not read it, so a kernel that skips elements or reads C at beta = 0 cannot pass.
 //
-// Every check runs in every layout of kCheckGeometries: packed, and padded (leading dimensions
-// above the minimum, base pointers off the allocation's alignment). C sits between guards and,
-// padded, has padding columns, all holding kGuardCanary; a canary changed by the launch means the
-// kernel wrote outside C, which passes no check even when every element of C is right.
+// Every check runs in every layout of ProblemLayout::geometries: packed, padded (leading
+// dimensions above the minimum, base pointers off the allocation's alignment, gaps between
+// batches) and, for batched problems, pointer arrays (permuted, unevenly spaced matrices). A and B
+// are stored as the problem's layout says; every batch holds inputs of its own, and every batch's
+// C is compared. The C matrices sit between guards and, padded, have padding columns, all holding
+// kGuardCanary; a canary changed by the launch means the kernel wrote outside C (the detail names
+// where, and which batch), which passes no check even when every element of C is right.
 #pragma once
 
 #include <functional>

@@ -29,7 +29,7 @@ const ProblemData& WorkerServer::data() const {
 void WorkerServer::setProblem(const Problem& p) {
   data_.reset();  // free the previous problem's buffers before allocating the next
   data_ = std::make_unique<ProblemData>(p, gpu_, kernels_, blas_);
-  spdlog::debug("problem {}x{}x{} ready: {} rotation copies, integers in [-{}, {}]", p.M, p.N, p.K,
+  spdlog::debug("problem {} ready: {} rotation copies, integers in [-{}, {}]", p.shape().str(),
                 data_->layout().rotationCopies, data_->layout().intRange, data_->layout().intRange);
 }
 
@@ -96,10 +96,8 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
 CandidateResult WorkerServer::runCublas(const TimingPolicy& policy) {
   const ProblemData& d = data();
   CandidateResult r;
-  addTiming(r, policy, [&](int rep) {
-    SgemmArgs a = d.timingArgs(rep);
-    blas_.sgemm(Cublas::Math::Default, a.m, a.n, a.k, a.alpha, a.a, a.b, a.beta, a.c);
-  });
+  // The same problem the candidates are timed on: its layout, its batches (one strided call).
+  addTiming(r, policy, [&](int rep) { blas_.gemm(Cublas::Math::Default, d.timingArgs(rep)); });
   r.status = kStatusOk;
   r.detail = fmt::format("{} (default math, no TF32)", blas_.library());
   return r;

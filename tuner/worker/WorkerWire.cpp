@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -23,12 +24,23 @@ void from_json(const json& j, Dim3& d) {
   d = {j[0].get<unsigned>(), j[1].get<unsigned>(), j[2].get<unsigned>()};
 }
 
-void to_json(json& j, const Problem& p) { j = {{"M", p.M}, {"N", p.N}, {"K", p.K}, {"beta", p.beta}}; }
+void to_json(json& j, const Problem& p) {
+  j = {{"M", p.M}, {"N", p.N}, {"K", p.K}, {"beta", p.beta}, {"layout", p.layout}, {"batch", p.batch}};
+}
 void from_json(const json& j, Problem& p) {
   p.M = j.at("M").get<long long>();
   p.N = j.at("N").get<long long>();
   p.K = j.at("K").get<long long>();
   p.beta = number(j, "beta", 0);
+  p.layout = j.at("layout").get<Layout>();
+  p.batch = j.at("batch").get<long long>();
+}
+
+void to_json(json& j, const Layout& l) { j = l.text(); }
+void from_json(const json& j, Layout& l) {
+  std::optional<Layout> parsed = j.is_string() ? Layout::parse(j.get<std::string>()) : std::nullopt;
+  if (!parsed) throw std::runtime_error("malformed layout: want \"nn\", \"nt\", \"tn\" or \"tt\"");
+  l = *parsed;
 }
 
 void to_json(json& j, const TimingPolicy& p) {
@@ -73,17 +85,34 @@ void from_json(const json& j, LaunchPlan& p) {
 }
 
 void to_json(json& j, const GemmProblem& p) {
-  j = {{"m", p.m},           {"n", p.n},           {"k", p.k},           {"lda", p.lda},
-       {"ldb", p.ldb},       {"ldc", p.ldc},       {"align_a", p.alignA}, {"align_b", p.alignB},
-       {"align_c", p.alignC}, {"beta_zero", p.betaZero}};
+  j = {{"m", p.m},
+       {"n", p.n},
+       {"k", p.k},
+       {"layout", p.layout},
+       {"lda", p.lda},
+       {"ldb", p.ldb},
+       {"ldc", p.ldc},
+       {"batch", p.batch},
+       {"strides", json::array({p.strideA, p.strideB, p.strideC})},
+       {"pointer_arrays", p.pointerArrays},
+       {"align_a", p.alignA},
+       {"align_b", p.alignB},
+       {"align_c", p.alignC},
+       {"beta_zero", p.betaZero}};
 }
 void from_json(const json& j, GemmProblem& p) {
   p.m = j.at("m").get<long long>();
   p.n = j.at("n").get<long long>();
   p.k = j.at("k").get<long long>();
+  p.layout = j.at("layout").get<Layout>();
   p.lda = j.at("lda").get<long long>();
   p.ldb = j.at("ldb").get<long long>();
   p.ldc = j.at("ldc").get<long long>();
+  p.batch = j.at("batch").get<long long>();
+  const auto strides = j.at("strides").get<std::vector<long long>>();
+  if (strides.size() != 3) throw std::runtime_error("malformed problem: want strides [A, B, C]");
+  p.strideA = strides[0], p.strideB = strides[1], p.strideC = strides[2];
+  p.pointerArrays = j.at("pointer_arrays").get<bool>();
   p.alignA = j.at("align_a").get<int>();
   p.alignB = j.at("align_b").get<int>();
   p.alignC = j.at("align_c").get<int>();

@@ -36,6 +36,8 @@ void to_json(nlohmann::json& j, const GemmProblem& p);
 void from_json(const nlohmann::json& j, GemmProblem& p);
 void to_json(nlohmann::json& j, const CheckLayout& l);
 void from_json(const nlohmann::json& j, CheckLayout& l);
+void to_json(nlohmann::json& j, const Layout& l);  // "nn", "nt", "tn" or "tt"
+void from_json(const nlohmann::json& j, Layout& l);
 void to_json(nlohmann::json& j, const Problem& p);
 void from_json(const nlohmann::json& j, Problem& p);
 void to_json(nlohmann::json& j, const TimingPolicy& p);
