@@ -6,14 +6,22 @@
 
 namespace gemmtune {
 
+Problem problemOf(const GemmShape& shape) {
+  Problem p;
+  p.M = shape.M, p.N = shape.N, p.K = shape.K;
+  p.layout = shape.layout;
+  p.batch = shape.batch;
+  return p;
+}
+
 CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,
                             const TimingPolicy& timing) {
   CandidateRequest req;
   req.instance = config.name();
   req.cubin = compiled.cubin;
   req.loweredNames = compiled.loweredNames;
-  req.plan = planLaunch(config, GemmProblem::packed(shape.M, shape.N, shape.K));
-  for (const GemmProblem& p : ProblemLayout::checkProblems(Problem{shape.M, shape.N, shape.K}))
+  req.plan = planLaunch(config, GemmProblem::packed(shape));
+  for (const GemmProblem& p : ProblemLayout::checkProblems(problemOf(shape)))
     req.checkLayouts.push_back({p, planLaunch(config, p)});
   req.timing = timing;
   return req;

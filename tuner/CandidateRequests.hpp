@@ -10,6 +10,9 @@
 
 namespace gemmtune {
 
+// The problem the worker prepares for `shape` (its sizes, layout and batch; timing at beta 0).
+Problem problemOf(const GemmShape& shape);
+
 // Timing's buffers are packed; the checks also run in padded layouts, and the worker has no
 // families to plan those itself.
 CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,

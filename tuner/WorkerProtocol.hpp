@@ -20,6 +20,8 @@ struct Problem {
   // Timing runs with alpha = 1 and this beta (the problem's beta class); verification always
   // checks beta = 0 and beta = 2.
   double beta = 0;
+  Layout layout{};
+  long long batch = 1;
 };
 
 struct TimingPolicy {
