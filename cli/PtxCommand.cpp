@@ -14,6 +14,7 @@
 #include "GpuDetect.hpp"
 #include "NvrtcCompiler.hpp"
 #include "PtxStats.hpp"
+#include "SizeSpec.hpp"
 #include "SassTool.hpp"
 #include "ExitCodes.hpp"
 #include "OutputFile.hpp"
@@ -23,7 +24,7 @@ namespace gemmtune::cli {
 namespace {
 
 struct PtxArgs {
-  std::string instance, family, params, arch, outDir;
+  std::string instance, family, params, arch, outDir, layout;
   bool guarded = false, stats = false, sass = false, json = false;
 };
 
@@ -33,10 +34,14 @@ Config configOf(const PtxArgs& a) {
   if (!a.instance.empty()) {
     if (!a.family.empty() || !a.params.empty())
       throw UsageError("give either an instance name or --family/--params, not both");
+    if (!a.layout.empty())
+      throw UsageError("an instance name carries its layout (e.g. ..._tn): --layout goes with --family/--params");
     return reg.parseName(a.instance);
   }
   if (a.family.empty()) throw UsageError(fmt::format("give an instance name or --family (choose from: {})", reg.choices()));
-  return reg.parseParams(reg.get(a.family), a.params, a.guarded);
+  Config config = reg.parseParams(reg.get(a.family), a.params, a.guarded);
+  if (!a.layout.empty()) config.layout = parseLayout(a.layout);
+  return config;
 }
 
 void writeOutputs(const std::string& outDir, const Config& config, const std::string& arch, const CompileResult& r) {
@@ -140,10 +145,12 @@ int run(const PtxArgs& a, const CliContext& ctx) {
 Action addPtxCommand(CLI::App& app, CliContext& ctx) {
   auto a = std::make_shared<PtxArgs>();
   auto* sub = app.add_subcommand("ptx", "Compile one configuration and show its PTX, SASS or resources");
-  sub->add_option("instance", a->instance, "Canonical instance name, e.g. " + exampleConfig().name());
+  sub->add_option("instance,--instance", a->instance,
+                  "Canonical instance name, e.g. " + exampleConfig().name() + " (a layout other than nn in it: ..._tn)");
   sub->add_option("--family", a->family, "Kernel family (" + familyChoices() + ")");
   sub->add_option("--params", a->params, "Parameter values, e.g. BM=64,BN=64,BK=8,TM=8");
   sub->add_flag("--guarded", a->guarded, "With --family: the bounds-checked form (any M, N, K)");
+  sub->add_option("--layout", a->layout, "With --family: how the kernel reads A and B, nn (default), nt, tn or tt");
   sub->add_option("--arch", a->arch, "Compile target sm_XY (default: the detected GPU, else sm_90)");
   sub->add_option("-o,--out-dir", a->outDir, "Write <instance>.<arch>.ptx and .cubin into DIR")->type_name("DIR");
   sub->add_flag("--stats", a->stats, "Print registers, shared memory, spills and the instruction mix");
@@ -153,9 +160,11 @@ Action addPtxCommand(CLI::App& app, CliContext& ctx) {
   guarded.guarded = true;
   sub->footer(fmt::format("Examples:\n"
                           "  gemmtune ptx --family {} --params {} --arch sm_90 --stats\n"
+                          "  gemmtune ptx --family {} --params {} --layout tn --stats\n"
                           "  gemmtune ptx {} -o kernels/\n"
                           "  gemmtune ptx {} --sass",
-                          exampleFamily(), exampleParams(), exampleConfig().name(), guarded.name()));
+                          exampleFamily(), exampleParams(), exampleFamily(), exampleParams(), exampleConfig().name(),
+                          guarded.name()));
   return [a, &ctx] { return run(*a, ctx); };
 }
 

@@ -7,6 +7,7 @@
 
 #include "FamilyHelp.hpp"
 #include "CandidateSpace.hpp"
+#include "SizeSpec.hpp"
 #include "CliContext.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
@@ -19,11 +20,12 @@ namespace gemmtune::cli {
 namespace {
 
 struct SpaceArgs {
-  std::string gpu = "auto", family, size, params;
+  std::string gpu = "auto", family, size, params, layout = "nn", batch = "1";
   bool all = false, json = false, acceptedOnly = false, rejectSpills = false, prune = false;
 };
 
 std::string dash(bool known, const std::string& value) { return known ? value : "-"; }
+
 
 struct Row {
   std::string instance, threads, regs, smem, optIn, blocks, warps, occupancy, limiter, status;
@@ -113,7 +115,14 @@ int run(const SpaceArgs& a, const CliContext& ctx) {
   if (a.family.empty()) throw UsageError(fmt::format("give --family (choose from: {})", registry.choices()));
   const Family& family = registry.get(a.family);
   SpaceOptions options;
-  if (!a.size.empty()) options.size = parseOneSize(a.size);
+  options.layout = parseLayout(a.layout);
+  if (!a.size.empty()) {
+    options.size = parseOneSize(a.size);
+    options.size->layout = options.layout;
+    options.size->batch = parseBatch(a.batch);
+  } else if (a.batch != "1") {
+    throw UsageError("--batch needs --size: a batch changes the launch, which only a size decides");
+  }
   options.bothForms = a.all;
   options.domains = parseParamDomains(family, a.params);
   options.filter.rejectSpills = a.rejectSpills;
@@ -134,15 +143,19 @@ int run(const SpaceArgs& a, const CliContext& ctx) {
                                      {"compiled", summary.compiled}, {"compile_errors", summary.compileErrors},
                                      {"rejected_after_compile", summary.rejectedAfterCompile},
                                      {"pruned", summary.pruned}, {"accepted", summary.accepted}}}};
-    j["size"] = options.size ? nlohmann::json{{"M", options.size->M}, {"N", options.size->N}, {"K", options.size->K}}
+    j["size"] = options.size ? nlohmann::json{{"M", options.size->M}, {"N", options.size->N}, {"K", options.size->K},
+                                              {"batch", options.size->batch}}
                              : nlohmann::json(nullptr);
+    j["layout"] = options.layout.text();
     for (const auto& c : candidates)
       if (!a.acceptedOnly || c.accepted()) j["candidates"].push_back(candidateJson(c));
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
   fmt::print("{} on {} ({}{}, {} SMs){}\n", family.name, gpu.name, gpu.profile.empty() ? "" : "profile " + gpu.profile + ", ",
-             gpu.arch(), gpu.smCount, options.size ? ", size " + options.size->str() : ", any size (guarded forms)");
+             gpu.arch(), gpu.smCount,
+             options.size ? ", size " + options.size->str()
+                          : ", any size (guarded forms)" + (options.layout != Layout{} ? ", layout " + options.layout.text() : ""));
   std::vector<Row> rows;
   for (const auto& c : candidates)
     if (!a.acceptedOnly || c.accepted()) rows.push_back(rowOf(c));
@@ -162,6 +175,11 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--size", a->size, "Problem size N or MxNxK: picks unguarded forms where the tiles divide it")
       ->check(nonEmpty);
   sub->add_option("--params", a->params, "Use these values instead of some parameters' domains, e.g. BM=64,TM=4/8");
+  sub->add_option("--layout", a->layout, "How the kernels read A and B: nn, nt, tn or tt (op(A) then op(B))")
+      ->capture_default_str();
+  sub->add_option("--batch", a->batch, "With --size: independent products per call (the launch's grid z)")
+      ->type_name("N")
+      ->capture_default_str();
   sub->add_flag("--all", a->all, "List both the guarded and the unguarded form of every configuration");
   sub->add_flag("--accepted", a->acceptedOnly, "Show only the candidates left to time (the summary still counts all)");
   sub->add_flag("--reject-spills", a->rejectSpills, "Reject candidates that spill registers (default: keep, flagged)");
@@ -173,7 +191,8 @@ Action addSpaceCommand(CLI::App& app, CliContext& ctx) {
       "Examples:\n"
       "  gemmtune space --gpu h100 --family {0} --size 4096\n"
       "  gemmtune space --gpu t4 --family {0} --params {1} --accepted\n"
-      "  gemmtune space --gpu a6000 --family {0} --size 1000 --all --json",
+      "  gemmtune space --gpu a6000 --family {0} --size 1000 --all --json\n"
+      "  gemmtune space --gpu h100 --family {0} --size 512 --layout tn --batch 64",
       exampleFamily(), exampleFirstParam()));
   return [a, &ctx] { return run(*a, ctx); };
 }

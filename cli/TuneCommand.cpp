@@ -47,6 +47,7 @@ extern "C" void onSignal(int sig) {
 
 struct TuneArgs {
   std::string gpu = "auto", sizes = "1024..8192", shapes, mnk, families, params, db, shard, strategy = "model";
+  std::string layouts = "nn", batch = "1";
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false;
@@ -120,18 +121,23 @@ std::vector<const Family*> withParams(const std::vector<const Family*>& families
   return out;
 }
 
-// The problems to tune: --mnk, --shapes or --sizes.
+// The problems to tune: --mnk or --sizes, each in every --layouts with --batch products per call;
+// or --shapes, whose lines name their own layout and batch.
 std::vector<GemmShape> sizesOf(const TuneArgs& a) {
+  if (!a.shapes.empty()) {
+    // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
+    std::vector<GemmShape> sizes;
+    for (const WorkloadShape& w : readShapeFile(a.shapes)) sizes.push_back(w.shape);
+    return sizes;
+  }
+  const std::vector<Layout> layouts = parseLayouts(a.layouts);
+  const long long batch = parseBatch(a.batch);
   if (!a.mnk.empty()) {
     // One shape on demand, e.g. one whose untuned choice (`gemmtune query --mnk`) is poor.
     const db::ProblemKey p = serving::parseProblemSize(a.mnk);
-    return {GemmShape{p.m, p.n, p.k}};
+    return shapesFor({GemmShape{p.m, p.n, p.k}}, layouts, batch);
   }
-  if (a.shapes.empty()) return parseSizes(a.sizes);
-  // A workload: its problems are tuned like --sizes (weights are for reporting what matters).
-  std::vector<GemmShape> sizes;
-  for (const WorkloadShape& w : readShapeFile(a.shapes)) sizes.push_back(w.shape);
-  return sizes;
+  return shapesFor(parseSizes(a.sizes), layouts, batch);
 }
 
 // --shard I/N: narrows `options` to the shard's units; false when the shard has none.
@@ -281,11 +287,21 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
                                 "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512, 4096x1..4096x4096 (a range per dimension)")
                     ->capture_default_str();
   auto* shapes = sub->add_option("--shapes", a->shapes,
-                                 "A workload file: one MxNxK per line, optionally a weight, # comments (instead of --sizes)")
+                                 "A workload file: per line MxNxK, then optionally a layout, batch=N and a weight, e.g. "
+                                 "`512 nt batch=64 3`; # comments (instead of --sizes)")
                      ->excludes(sizes);
   sub->add_option("--mnk", a->mnk, "One problem MxNxK, e.g. one `query --mnk` answers poorly (instead of --sizes)")
       ->type_name("MxNxK")
       ->excludes(sizes)
+      ->excludes(shapes);
+  sub->add_option("--layouts", a->layouts,
+                  "Layouts to tune every size in: nn, nt, tn, tt, comma-separated (op(A) then op(B); t: stored "
+                  "transposed, e.g. tn reads A as K rows of M)")
+      ->capture_default_str()
+      ->excludes(shapes);
+  sub->add_option("--batch", a->batch, "Independent products per call (strided batch) at every size")
+      ->type_name("N")
+      ->capture_default_str()
       ->excludes(shapes);
   sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
   sub->add_option("--params", a->params,
@@ -321,7 +337,9 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "  gemmtune tune --gpu auto --sizes 1024..8192\n"
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
       "  gemmtune tune --gpu all --sizes 2048 --fresh --strategy exhaustive\n"
-      "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12`)\n"
+      "  gemmtune tune --sizes 1024..8192 --layouts nn,nt,tn,tt\n"
+      "  gemmtune tune --sizes 512,128x128x64 --layouts nn,nt --batch 64\n"
+      "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12` or `512 nt batch=64  3`)\n"
       "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)\n"
       "  gemmtune tune --sizes 4096 --families cutlass --params SWIZZLE=1/2/4/8   (a wider domain)",
       exampleFamily()));

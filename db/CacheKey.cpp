@@ -29,6 +29,8 @@ std::string CacheKey::hash() const {
   nlohmann::json parts = {"cache-key-v1", gpuFingerprint, driverVersion, nvrtcVersion, arch, compileOptions,
                           sourceHash, methodVersion, instance, problem.m, problem.n, problem.k,
                           problem.layout, problem.betaClass};
+  // Only batched problems name their batch: every unbatched row keeps the hash it was stored with.
+  if (problem.batch != 1) parts.push_back(problem.batch);
   return Sha256::of(parts.dump());
 }
 

@@ -21,7 +21,7 @@ std::string currentMethodVersion();  // "tune1.time1.verify1"
 
 // The problem a result was measured on. Layout names the operand storage ("nn": neither A nor B
 // transposed, row-major as the templates compute it); betaClass separates β = 0 (C not read)
-// from general β.
+// from general β; batch counts the independent products one call computes.
 struct ProblemKey {
   long long m = 0, n = 0, k = 0;
   std::string layout = "nn";

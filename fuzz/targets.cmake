@@ -1,4 +1,4 @@
-# Fuzz targets (issue 13): the size grammar, instance names and --params, the import reader and
+# Fuzz targets (issue 13): the size grammar, the shapes file, instance names and --params, the import reader and
 # opening a database file. Each target is one LLVMFuzzerTestOneInput with a seed corpus under
 # corpus/<target>/. Always built as a CTest test that replays the corpus plus seeded mutations
 # (any compiler); with -DGEMMTUNE_FUZZ=ON (clang) also as a libFuzzer binary fuzz_<target>,
@@ -6,10 +6,11 @@
 # GoogleTest and gemmtune_add_test are defined.
 set(fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 set(fuzz_libs gemmtune_db gemmtune_generator)
-set(fuzz_targets size_spec params import_json db_open)
+set(fuzz_targets size_spec shape_file params import_json db_open)
 # The size grammar lives in the tuner library, which carries the GPU worker; its one file is
 # compiled in instead.
 set(size_spec_extra ${PROJECT_SOURCE_DIR}/tuner/SizeSpec.cpp)
+set(shape_file_extra ${PROJECT_SOURCE_DIR}/tuner/ShapeFile.cpp ${PROJECT_SOURCE_DIR}/tuner/SizeSpec.cpp)
 
 foreach(target IN LISTS fuzz_targets)
   set(sources ${fuzz_dir}/${target}_fuzz.cpp ${${target}_extra})

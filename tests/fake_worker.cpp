@@ -82,13 +82,15 @@ bool receive(nlohmann::json& out) {
 // with 8 warps, so blocks run in waves of 132 × ceil(8 / warps per block), and a partial wave
 // costs a whole one), so searches are deterministic and comparable between runs, and a large tile
 // that underfills the 132 SMs at a small size can be the best at a large one, as on a real GPU.
+// A batch does its products' work (the launch's blocks count every batch); a layout other than
+// nn is in the instance name, so it has its own efficiency, and cuBLAS's differs by layout too.
 double simulatedMs(const std::string& instance, const Problem& p, long long blocks, long long threads) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : instance) h = (h ^ c) * 1099511628211ull;
   const double efficiency = 0.2 + 0.6 * static_cast<double>(h % 1000) / 1000.0;
   const long long warps = std::max(1LL, (threads + 31) / 32), slots = 132 * ((8 + warps - 1) / warps);
   const double waveLoss = blocks > 0 ? static_cast<double>((blocks + slots - 1) / slots) * slots / static_cast<double>(blocks) : 1.0;
-  return 2.0 * p.M * p.N * p.K / (50e12 * efficiency) * 1e3 * waveLoss;
+  return 2.0 * p.M * p.N * p.K * static_cast<double>(p.batch) / (50e12 * efficiency) * 1e3 * waveLoss;
 }
 
 Problem problem{256, 256, 256, 0.0};
@@ -140,7 +142,8 @@ void failAtThisTiming(const std::string& op) {
 void answerFromTable(const std::string& op, const nlohmann::json& req) {
   CandidateResult r = okResult();
   static std::set<std::string> timedOnce;
-  const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>() : "cublas";
+  const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>()
+                                            : "cublas" + (problem.layout == Layout{} ? "" : "_" + problem.layout.text());
   long long blocks = 0, threads = 0;
   if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
     // As the real worker: a cubin with no kernel named cannot be loaded.

@@ -114,3 +114,29 @@ TEST(PtxCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_TRUE(r.out.empty());
   }
 }
+
+// A layout reaches the template's TRANS_A and TRANS_B (the last two bools of the entry's name):
+// through the instance name (..._tn), positional or --instance, or --layout with --family.
+TEST(PtxCli, TheLayoutReachesTheTemplate) {
+  auto named = runCli({"ptx", "--instance", "smem_bs16_tn", "--arch", "sm_90", "--no-cache"});
+  ASSERT_EQ(named.exitCode, 0) << named.err;
+  EXPECT_NE(named.out.find(".entry _Z16sgemm_smem_tiledILi16ELb0ELb1ELb0EE"), std::string::npos) << named.out;
+  auto positional = runCli({"ptx", "smem_bs16_tt_guarded", "--arch", "sm_90", "--no-cache"});
+  ASSERT_EQ(positional.exitCode, 0) << positional.err;
+  EXPECT_NE(positional.out.find(".entry _Z16sgemm_smem_tiledILi16ELb1ELb1ELb1EE"), std::string::npos);
+  auto params = runCli({"ptx", "--family", "smem", "--params", "BLOCKSIZE=16", "--layout", "nt", "--arch", "sm_90",
+                        "--no-cache", "--json", "--stats"});
+  ASSERT_EQ(params.exitCode, 0) << params.err;
+  EXPECT_NE(params.out.find("\"instance\": \"smem_bs16_nt\""), std::string::npos) << params.out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"ptx", "smem_bs16_tn", "--layout", "tn"},
+        std::vector<std::string>{"ptx", "--family", "smem", "--params", "BLOCKSIZE=16", "--layout", "xy"}}) {
+    auto r = runCli(args);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(lines(withoutNvrtcWarning(r.err)), 1) << r.err;
+  }
+  EXPECT_NE(runCli({"ptx", "smem_bs16_tn", "--layout", "tn"}).err.find("an instance name carries its layout"),
+            std::string::npos);
+  EXPECT_NE(runCli({"ptx", "--family", "smem", "--params", "BLOCKSIZE=16", "--layout", "xy"}).err.find("bad layout 'xy'"),
+            std::string::npos);
+}

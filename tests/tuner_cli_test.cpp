@@ -29,6 +29,13 @@ std::vector<std::string> space(std::vector<std::string> args) {
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
+// The environment of a `tune` on the tests' simulated H100 (fake_worker's table), state in `dir`.
+std::vector<std::string> simulatedH100(const std::filesystem::path& dir) {
+  return {"GEMMTUNE_SIMULATED_GPU=h100",
+          "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " + (dir / "worker").string(),
+          "XDG_CACHE_HOME=" + (dir / "cache").string()};
+}
+
 void expectUsageError(const std::vector<std::string>& args, const std::string& fragment) {
   auto r = runCli(args);
   EXPECT_EQ(r.exitCode, 2) << r.err;
@@ -150,10 +157,7 @@ TEST(TuneCli, ParamsReplaceDomainsOfTheFamiliesThatHaveThem) {
   expectUsageError({"tune", "--families", "blocktile1d", "--params", "TM=4/x"}, "parameter 'TM' takes positive integers");
   gemmtune::test::ScratchDir dir;
   const std::string db = (dir.path() / "params.db").string();
-  const std::vector<std::string> simulated{"GEMMTUNE_SIMULATED_GPU=h100",
-                                           "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " +
-                                               (dir.path() / "worker").string(),
-                                           "XDG_CACHE_HOME=" + (dir.path() / "cache").string()};
+  const std::vector<std::string> simulated = simulatedH100(dir.path());
   auto r = runCli({"tune", "--sizes", "256", "--families", "smem,blocktile1d", "--params", "bm=64,BN=64,TM=4/8", "--db", db},
                   simulated);
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -219,4 +223,63 @@ TEST(TuneCliWorkload, BadShapesFileLinesAreRefusedBeforeAnyGpuWork) {
   EXPECT_EQ(missing.exitCode, 74) << missing.err;
   EXPECT_FALSE(std::filesystem::exists(db)) << "a refused tune must not create the database";
   std::filesystem::remove(file);
+}
+
+// --layouts and --batch: bad values are one line and exit 2 before any GPU work; --shapes lines
+// name their own layout and batch.
+TEST(TuneCli, LayoutsAndBatchAreCheckedBeforeAnyGpuWork) {
+  expectUsageError({"tune", "--sizes", "256", "--layouts", "nn,xx"}, "bad layout 'xx': write nn, nt, tn or tt");
+  expectUsageError({"tune", "--sizes", "256", "--layouts", "nn,"}, "bad layout list: empty item");
+  expectUsageError({"tune", "--sizes", "256", "--batch", "0"}, "bad batch '0': a call computes at least 1 product");
+  expectUsageError({"tune", "--sizes", "256", "--batch", "4x"}, "bad batch '4x': not a whole number");
+  expectUsageError({"tune", "--shapes", "/nonexistent/shapes.txt", "--layouts", "tn"}, "excludes");
+  expectUsageError({"tune", "--shapes", "/nonexistent/shapes.txt", "--batch", "4"}, "excludes");
+  // 64 GB of products do not fit an H100's 80 GB with their checks: refused up front.
+  const std::vector<std::string> simulated{"GEMMTUNE_SIMULATED_GPU=h100", "GEMMTUNE_SIMULATED_WORKER=/bin/false"};
+  auto r = runCli({"tune", "--sizes", "8192", "--batch", "64", "--families", "smem"}, simulated);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("size 8192 batch 64 needs"), std::string::npos) << r.err;
+}
+
+// Every size in every layout with the batch: the summary has one section each, named so.
+TEST(TuneCli, EverySizeIsTunedInEveryLayoutWithTheBatch) {
+  gemmtune::test::ScratchDir dir;
+  const std::string db = (dir.path() / "layouts.db").string();
+  const std::vector<std::string> simulated = simulatedH100(dir.path());
+  auto r = runCli({"tune", "--sizes", "256,128", "--layouts", "nn,tn,nn", "--batch", "2", "--families", "smem",
+                   "--params", "BLOCKSIZE=16", "--db", db, "--json"},
+                  simulated);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto sizes = nlohmann::json::parse(r.out)["gpus"][0]["sizes"];
+  std::vector<std::string> seen;
+  for (const auto& s : sizes)
+    seen.push_back(std::to_string(s["m"].get<long long>()) + " " + s["layout"].get<std::string>() + " " +
+                   std::to_string(s["batch"].get<long long>()));
+  EXPECT_EQ(seen, (std::vector<std::string>{"256 nn 2", "256 tn 2", "128 nn 2", "128 tn 2"})) << r.out;
+  auto table = runCli({"tune", "--sizes", "128", "--layouts", "tn", "--batch", "2", "--families", "smem",
+                       "--params", "BLOCKSIZE=16", "--db", db},
+                      simulated);
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_NE(table.out.find("size 128 tn batch 2  cuBLAS"), std::string::npos) << table.out;
+}
+
+// `space --layout`: every configuration reads A and B that way (its name says so), with or
+// without a size; --batch goes with a size.
+TEST(SpaceCli, LayoutNamesEveryConfiguration) {
+  auto r = runCli(space({"--gpu", "h100", "--family", "smem", "--size", "512", "--layout", "tn", "--batch", "4",
+                         "--json"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["layout"], "tn");
+  EXPECT_EQ(j["size"]["batch"], 4);
+  ASSERT_EQ(j["candidates"].size(), 4u);
+  for (const auto& c : j["candidates"])
+    EXPECT_NE(c["instance"].get<std::string>().find("_tn"), std::string::npos) << c["instance"];
+  auto text = runCli(space({"--gpu", "h100", "--family", "smem", "--params", "BLOCKSIZE=16", "--layout", "tt"}));
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("any size (guarded forms), layout tt"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("smem_bs16_tt_guarded"), std::string::npos) << text.out;
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--layout", "nt,tn"}), "bad layout 'nt,tn'");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--batch", "4"}), "--batch needs --size");
+  expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "64", "--batch", "0"}), "bad batch '0'");
 }

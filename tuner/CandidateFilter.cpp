@@ -47,7 +47,7 @@ Candidate checkBeforeCompile(const Config& config, const GpuSpec& gpu, const std
     return c;
   }
   if (!size) return c;
-  const LaunchPlan plan = planLaunch(config, GemmProblem::packed(size->M, size->N, size->K));
+  const LaunchPlan plan = planLaunch(config, GemmProblem::packed(*size));
   if (!plan.runnable()) {
     reject(c, CandidateStage::BeforeCompile, "plan", plan.refusal);
     return c;

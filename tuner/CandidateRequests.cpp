@@ -12,8 +12,8 @@ CandidateRequest requestFor(const Config& config, const CompileResult& compiled,
   req.instance = config.name();
   req.cubin = compiled.cubin;
   req.loweredNames = compiled.loweredNames;
-  req.plan = planLaunch(config, GemmProblem::packed(shape.M, shape.N, shape.K));
-  for (const GemmProblem& p : ProblemLayout::checkProblems(Problem{shape.M, shape.N, shape.K}))
+  req.plan = planLaunch(config, GemmProblem::packed(shape));
+  for (const GemmProblem& p : ProblemLayout::checkProblems(Problem::of(shape)))
     req.checkLayouts.push_back({p, planLaunch(config, p)});
   req.timing = timing;
   return req;

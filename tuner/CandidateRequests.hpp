@@ -10,6 +10,7 @@
 
 namespace gemmtune {
 
+
 // Timing's buffers are packed; the checks also run in padded layouts, and the worker has no
 // families to plan those itself.
 CandidateRequest requestFor(const Config& config, const CompileResult& compiled, const GemmShape& shape,

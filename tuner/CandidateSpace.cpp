@@ -33,6 +33,7 @@ std::vector<Config> spaceConfigs(const Family& family, const SpaceOptions& optio
   std::vector<Config> out;
   for (auto& p : points) {
     p.family = &family;
+    p.layout = options.size ? options.size->layout : options.layout;
     if (options.bothForms) {
       Config unguarded = p;
       unguarded.guarded = false;
@@ -41,7 +42,7 @@ std::vector<Config> spaceConfigs(const Family& family, const SpaceOptions& optio
     } else {
       // The form that runs the size; a violated constraint is reported later.
       if (options.size && !p.violated())
-        p = formFor(p, GemmProblem::packed(options.size->M, options.size->N, options.size->K));
+        p = formFor(p, GemmProblem::packed(*options.size));
       else
         p.guarded = true;
       out.push_back(std::move(p));

@@ -24,6 +24,8 @@ struct SpaceOptions {
   // With a size: the unguarded form where it divides M, N, K, else the guarded one. Without a
   // size: the guarded form, which is correct for every size.
   std::optional<GemmShape> size;
+  // How every configuration reads A and B when there is no size (with one, the size's layout).
+  Layout layout{};
   bool bothForms = false;              // list guarded and unguarded forms of every point
   ParamDomains domains;                // parameter -> the values to search instead of its domain
   FilterOptions filter;

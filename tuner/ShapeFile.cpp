@@ -33,9 +33,58 @@ std::string shown(std::string_view s) {
 double parseWeight(std::string_view token, std::string_view where) {
   double w = 0;
   auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), w);
-  if (ec != std::errc() || end != token.data() + token.size() || !std::isfinite(w) || w <= 0)
+  if (ec != std::errc() || end != token.data() + token.size())
+    throw UsageError(fmt::format("{}: '{}' is neither a layout (nn, nt, tn, tt), batch=N nor a weight (a number)",
+                                 where, shown(token)));
+  if (!std::isfinite(w) || w <= 0)
     throw UsageError(fmt::format("{}: weight '{}' is not a positive number", where, shown(token)));
   return w;
+}
+
+// The words of a line, split at blanks.
+std::vector<std::string_view> wordsOf(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < line.size();) {
+    const size_t from = line.find_first_not_of(" \t", i);
+    if (from == std::string_view::npos) break;
+    const size_t to = std::min(line.find_first_of(" \t", from), line.size());
+    out.push_back(line.substr(from, to - from));
+    i = to;
+  }
+  return out;
+}
+
+bool isBatchWord(std::string_view word) { return word.substr(0, 5) == "batch"; }
+
+// One line's problem; `line` is trimmed, comment-free and not empty.
+WorkloadShape parseLine(std::string_view line, std::string_view where) {
+  const std::vector<std::string_view> words = wordsOf(line);
+  const std::string_view problem = words.front();
+  if (problem.find_first_of(",.:") != std::string_view::npos)
+    throw UsageError(fmt::format("{}: '{}' is not one problem (write MxNxK or N, one per line)", where, shown(problem)));
+  WorkloadShape out;
+  try {
+    out.shape = parseSizes(problem).front();
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", where, e.what()));
+  }
+  size_t i = 1;
+  if (i < words.size() && Layout::parse(words[i])) out.shape.layout = *Layout::parse(words[i++]);
+  if (i < words.size() && isBatchWord(words[i])) {
+    if (words[i].substr(0, 6) != "batch=")
+      throw UsageError(fmt::format("{}: write the batch as batch=N, e.g. '512 nt batch=64'", where));
+    try {
+      out.shape.batch = parseBatch(words[i++].substr(6));
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: {}", where, e.what()));
+    }
+  }
+  if (i < words.size() && (Layout::parse(words[i]) || isBatchWord(words[i])))
+    throw UsageError(fmt::format("{}: '{}' is out of order (write SIZE [LAYOUT] [batch=N] [WEIGHT])", where, shown(line)));
+  if (i < words.size()) out.weight = parseWeight(words[i++], where);
+  if (i < words.size())
+    throw UsageError(fmt::format("{}: '{}' has more than a problem, a layout, a batch and a weight", where, shown(line)));
+  return out;
 }
 
 }  // namespace
@@ -55,27 +104,15 @@ std::vector<WorkloadShape> parseShapeText(std::string_view text, std::string_vie
     if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     line = trim(line);
     if (line.empty()) continue;
-    const size_t gap = line.find_first_of(" \t");
-    const std::string_view problem = line.substr(0, gap);
-    const std::string_view rest = gap == std::string_view::npos ? std::string_view{} : trim(line.substr(gap));
-    if (rest.find_first_of(" \t") != std::string_view::npos)
-      throw UsageError(fmt::format("{}: '{}' has more than a problem and a weight", where, shown(line)));
-    if (problem.find_first_of(",.:") != std::string_view::npos)
-      throw UsageError(fmt::format("{}: '{}' is not one problem (write MxNxK or N, one per line)", where, shown(problem)));
-    std::vector<GemmShape> shapes;
-    try {
-      shapes = parseSizes(problem);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("{}: {}", where, e.what()));
-    }
-    const double weight = rest.empty() ? 1 : parseWeight(rest, where);
-    auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadShape& w) { return w.shape == shapes.front(); });
+    WorkloadShape shape = parseLine(line, where);
+    auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadShape& w) { return w.shape == shape.shape; });
     if (same != out.end()) {
-      same->weight += weight;
+      same->weight += shape.weight;
       continue;
     }
     if (out.size() == kMaxShapes) throw UsageError(fmt::format("{}: more than {} shapes", where, kMaxShapes));
-    out.push_back({shapes.front(), weight, lineNo});
+    shape.line = lineNo;
+    out.push_back(shape);
   }
   if (out.empty()) throw UsageError(fmt::format("{}: no shapes (one MxNxK per line)", name));
   return out;

@@ -1,12 +1,18 @@
-// ShapeFile: the workload of `tune --shapes FILE` — one problem per line, `MxNxK` (or `N` for a
-// square), optionally followed by a weight (how often the workload runs it, a positive number),
-// `#` starting a comment. A bad line is refused with its file and line number (UsageError, exit 2);
-// an unreadable file is an IoError (exit 74). The same problem twice keeps its first line and adds
-// the weights.
+// ShapeFile: the workload of `tune --shapes FILE` — one problem per line:
 //
-//   # attention projections, batch 8
+//   SIZE [LAYOUT] [batch=N] [WEIGHT]        # comment
+//
+// SIZE is `MxNxK` (or `N` for a square); LAYOUT is nn, nt, tn or tt (op(A) then op(B), as
+// problem/GemmShape.hpp defines them; default nn); batch=N gives N independent products per call
+// (default 1, no spaces around '='); WEIGHT is how often the workload runs it (a positive number,
+// default 1). The optional parts come in this order; `#` starts a comment. A bad line is refused
+// with its file and line number (UsageError, exit 2); an unreadable file is an IoError (exit 74).
+// The same problem twice (same size, layout and batch) keeps its first line and adds the weights.
+//
+//   # attention projections
 //   4096x1024x512   12
-//   27x32x3523           # skinny, large K
+//   512x512x512 nt batch=64  3     # per-head scores
+//   27x32x3523 tn                  # skinny, large K
 #pragma once
 
 #include <filesystem>

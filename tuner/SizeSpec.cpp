@@ -6,6 +6,7 @@
 #include <charconv>
 #include <limits>
 
+#include "GemmProblem.hpp"
 #include "gemmtune/Errors.hpp"
 #include "Quote.hpp"
 
@@ -91,10 +92,65 @@ std::vector<GemmShape> parseSizes(std::string_view spec) {
   return out;
 }
 
+Layout parseLayout(std::string_view text) {
+  const auto layout = Layout::parse(text);
+  if (!layout)
+    throw UsageError(fmt::format("bad layout {}: write nn, nt, tn or tt (op(A) then op(B); t: stored transposed)",
+                                 quoteInput(text)));
+  return *layout;
+}
+
+std::vector<Layout> parseLayouts(std::string_view spec) {
+  if (spec.empty()) throw UsageError("no layouts given (e.g. --layouts nn,tn)");
+  std::vector<Layout> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = spec.find(',', start);
+    const std::string_view item = spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (item.empty()) throw UsageError("bad layout list: empty item (check for a stray comma)");
+    const Layout layout = parseLayout(item);
+    if (std::find(out.begin(), out.end(), layout) == out.end()) out.push_back(layout);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+long long parseBatch(std::string_view text) {
+  long long v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || p != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    throw UsageError(fmt::format("bad batch {}: not a whole number (e.g. 64)", quoteInput(text)));
+  if (ec == std::errc::result_out_of_range || v > kMaxBatch)
+    throw UsageError(fmt::format("bad batch {}: at most {} products per call", quoteInput(text), kMaxBatch));
+  if (v < 1) throw UsageError(fmt::format("bad batch {}: a call computes at least 1 product", quoteInput(text)));
+  return v;
+}
+
+std::vector<GemmShape> shapesFor(const std::vector<GemmShape>& sizes, const std::vector<Layout>& layouts,
+                                 long long batch) {
+  std::vector<GemmShape> out;
+  for (const GemmShape& s : sizes)
+    for (const Layout& layout : layouts) {
+      const GemmShape shape{s.M, s.N, s.K, layout, batch};
+      if (std::find(out.begin(), out.end(), shape) == out.end()) out.push_back(shape);
+    }
+  return out;
+}
+
 std::int64_t workingSetBytes(const GemmShape& s) {
-  // A and B with two rotation copies each, C, the reference and |A||B| bound for verification.
-  const double floats = 3.0 * (double(s.M) * s.K + double(s.K) * s.N) + 3.0 * double(s.M) * s.N;
-  return static_cast<std::int64_t>(std::min(floats * 4.0, 9.0e18));
+  const GemmProblem p = GemmProblem::packed(s);
+  const double a = double(p.rowsA()) * double(p.colsA()), b = double(p.rowsB()) * double(p.colsB()),
+               c = double(s.M) * double(s.N);
+  // Padded checks: each stored row rounded up and padded by up to 16 floats, and room between
+  // batches (and around C) for guards: 4 KiB a matrix, well above the worker's 1 KiB guards.
+  constexpr double kRowPad = 16, kGapFloats = 1024;
+  const double padded = double(p.rowsA()) * (double(p.colsA()) + kRowPad) +
+                        double(p.rowsB()) * (double(p.colsB()) + kRowPad) + double(s.M) * (double(s.N) + kRowPad) +
+                        3 * kGapFloats;
+  // A and B with two rotation copies each; C, the reference and |A||B| for verification.
+  const double perProduct = 3.0 * (a + b) + 3.0 * c + padded;
+  return static_cast<std::int64_t>(std::min(perProduct * double(s.batch) * 4.0, 9.0e18));
 }
 
 void checkFits(const std::vector<GemmShape>& shapes, std::int64_t deviceBytes, std::string_view gpuName) {

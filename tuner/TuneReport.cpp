@@ -80,8 +80,9 @@ nlohmann::json tuneJson(const std::vector<GpuOutcome>& outcomes) {
         if (f.classicMs) jf["classic_median_ms"] = *f.classicMs;
         fams.push_back(jf);
       }
-      nlohmann::json js = {{"m", s.shape.M}, {"n", s.shape.N}, {"k", s.shape.K}, {"families", fams},
-                           {"timed", s.timed}, {"resumed", s.resumed}};
+      nlohmann::json js = {{"m", s.shape.M},         {"n", s.shape.N},  {"k", s.shape.K},
+                           {"layout", s.shape.layout.text()}, {"batch", s.shape.batch}, {"families", fams},
+                           {"timed", s.timed},         {"resumed", s.resumed}};
       if (s.cublasMs) js["cublas"] = {{"median_ms", *s.cublasMs}, {"tflops", tflops(s.shape, *s.cublasMs)}};
       if (!s.bestInstance.empty()) js["best"] = {{"instance", s.bestInstance}, {"median_ms", s.bestMs}};
       sizes.push_back(js);

@@ -37,15 +37,18 @@ void prefetchFirstSizes(EngineContext& context, const std::vector<GemmShape>& or
   // (a CUTLASS instance takes seconds to compile) compiles while the earlier ones are timed;
   // CompileAhead's submits join these compiles (Compiler dedupes in-flight work) or, once done,
   // read them from the disk cache — without one, a finished prefetch would be compiled twice.
+  // A layout is another instance of every configuration: each layout's first size is queued.
   if (context.compiler.cache().dir().empty()) return;
   for (const Family* f : context.options.families) {
-    auto first = std::find_if(order.begin(), order.end(),
-                              [&](const GemmShape& s) { return context.options.selected(s, f); });
-    if (first == order.end()) continue;
-    std::vector<Config> configs;
-    for (const Candidate& c : screenSpace(*f, context.gpu, spaceAt(*first, context.options)))
-      if (c.accepted()) configs.push_back(c.config);
-    context.compiler.prefetch(configs, context.gpu.arch());
+    std::vector<Layout> queued;
+    for (const GemmShape& shape : order) {
+      if (!context.options.selected(shape, f) || std::count(queued.begin(), queued.end(), shape.layout)) continue;
+      queued.push_back(shape.layout);
+      std::vector<Config> configs;
+      for (const Candidate& c : screenSpace(*f, context.gpu, spaceAt(shape, context.options)))
+        if (c.accepted()) configs.push_back(c.config);
+      context.compiler.prefetch(configs, context.gpu.arch());
+    }
   }
 }
 

@@ -39,8 +39,8 @@ class CompileAhead {
   std::vector<std::shared_future<CompileResult>> compiles_;  // per candidate
 };
 
-// Every family's first size queues its compiles when the run begins (`order`: the sizes in the
-// order they are tuned).
+// Every family's first size in each layout queues its compiles when the run begins (`order`: the
+// sizes in the order they are tuned).
 void prefetchFirstSizes(EngineContext& context, const std::vector<GemmShape>& order);
 
 }  // namespace gemmtune

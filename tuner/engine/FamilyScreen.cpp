@@ -12,7 +12,7 @@ namespace {
 
 std::optional<Config> classicConfig(const Family& f, const GemmShape& s) {
   auto c = FamilyRegistry::classic(f);
-  if (c) c = formFor(*c, GemmProblem::packed(s.M, s.N, s.K));
+  if (c) c = formFor(*c, GemmProblem::packed(s));
   return c;
 }
 

@@ -23,6 +23,15 @@ Timed timedOf(const Candidate& c, double medianMs, bool partial, const db::Resul
 
 }  // namespace
 
+db::ProblemKey RowRecorder::problemKeyOf(const GemmShape& s) {
+  db::ProblemKey key;
+  key.m = s.M, key.n = s.N, key.k = s.K;
+  key.layout = s.layout.text();
+  key.batch = s.batch;
+  key.betaClass = "any";
+  return key;
+}
+
 db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& sourceHash, const GemmShape& s) const {
   db::CacheKey k;
   k.gpuFingerprint = db::gpuFingerprint(context_.gpu);
@@ -32,7 +41,7 @@ db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& source
   k.compileOptions = compileOptionsOf(*config.family);
   k.sourceHash = sourceHash;
   k.instance = config.name();
-  k.problem = db::ProblemKey{s.M, s.N, s.K, "nn", "any"};
+  k.problem = problemKeyOf(s);
   return k;
 }
 
@@ -64,6 +73,7 @@ void RowRecorder::readStoredRows(const GemmShape& shape) {
   f.m = shape.M;
   f.n = shape.N;
   f.k = shape.K;
+  f.layout = shape.layout.text();  // rows of another batch differ in their key hash
   for (auto& r : context_.store.results(f)) {
     if (r.fullStatus() == "pruned:rank") storedRankPruned_.emplace(r.cacheKeyHash, r.errorText);
     if (db::isFinalStatus(r.status)) stored_.emplace(r.cacheKeyHash, std::move(r));

@@ -50,7 +50,7 @@ SizeRun& SizeRuns::use(const GemmShape& shape) {
   }
   lanes_.onLanes([&](Lane& lane) {
     auto t0 = EngineClock::now();  // the worker prepares it again: random data, cuBLAS references
-    lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+    lane.worker->setProblem(Problem::of(shape));
     std::lock_guard lock(context_.mutex);
     context_.gpuBusySec += secondsSince(t0);
   });
@@ -76,7 +76,7 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
   baselinePolicy.budgetMs = 300;
   lanes_.onLanes([&](Lane& lane) {
     auto t0 = EngineClock::now();
-    lane.worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+    lane.worker->setProblem(Problem::of(shape));
     CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSecFor(shape, baselinePolicy));
     std::lock_guard lock(context_.mutex);
     context_.gpuBusySec += secondsSince(t0);
@@ -102,7 +102,7 @@ void SizeRuns::recordBaselines(SizeRun& run) {
   for (auto& [lane, result] : run.baselines) {
     if (lane->lost || result.status != kStatusOk) continue;
     db::BaselineRecord b;
-    b.problem = db::ProblemKey{shape.M, shape.N, shape.K, "nn", "any"};
+    b.problem = RowRecorder::problemKeyOf(shape);
     b.medianMs = lane == &lanes_.first() && run.out.cublasMs ? *run.out.cublasMs : result.medianMs;  // re-timed with the finalists
     b.libraryVersion = std::to_string(lane->worker->info().cublasVersion);
     context_.store.recordBaseline(lane->runId, b);

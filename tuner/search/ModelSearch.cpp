@@ -4,6 +4,13 @@
 // `carry` of them, then on while the search keeps finding competitive ones: it stops once
 // `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
 // measured at a smaller size come after the predicted ones.
+//
+// It learns only within a series: one layout and one batch count. A configuration's instance
+// name already differs per layout (its loads differ), and a batched call is another workload: a
+// batch of small products fills the GPU through the grid's z where one product alone underfills
+// it, and the batches share no operands in L2, so how a configuration ranks at batch 1 says little
+// of how it ranks at batch 64. Sizes are tuned smallest first, so each series still starts from
+// its own smallest size and ranks its larger ones from it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,7 +38,7 @@ class ModelSearch final : public OrderedSearch {
     points_ = std::move(points);
     predicted_.assign(points_.size(), -1);
     for (size_t i = 0; i < points_.size(); ++i)
-      if (auto it = history_.find(points_[i].base); it != history_.end()) {
+      if (auto it = history_.find(historyKey(points_[i].base, context.shape)); it != history_.end()) {
         const Measured& m = nearest(it->second, context.shape);
         predicted_[i] = predictMs(m.ms, key(m.shape), m.blocks, key(context.shape), points_[i].blocks,
                                   Residency{m.blocksPerSm, points_[i].warpsPerBlock}, context.smCount);
@@ -71,7 +78,7 @@ class ModelSearch final : public OrderedSearch {
     ++sinceCompetitive_;
     if (!m.medianMs) return;
     const double ms = *m.medianMs;
-    auto& seen = history_[p.base];
+    auto& seen = history_[historyKey(p.base, context_.shape)];
     std::erase_if(seen, [&](const Measured& old) { return old.shape == context_.shape; });
     seen.push_back(Measured{context_.shape, ms, p.blocks, m.blocksPerSm});
     if (bestMs_ == 0 || ms <= bestMs_ * kCompetitive) sinceCompetitive_ = 0;
@@ -93,8 +100,9 @@ class ModelSearch final : public OrderedSearch {
     const std::string stop = fmt::format("the search stopped after {} timed, the last {} none within 2 % of the best",
                                          timed_, patience_);
     if (predicted_[index] < 0) return fmt::format("{}; {}", kUnmeasured, stop);
+    const Measured& from = nearest(history_.at(historyKey(points_[index].base, context_.shape)), context_.shape);
     return fmt::format("{}{} of {} by predicted time ({:.4g} ms, from its time at {}); {}", kRanked, rank_[index], ranked_,
-                       predicted_[index], nearest(history_.at(points_[index].base), context_.shape).shape.str(), stop);
+                       predicted_[index], from.shape.str(), stop);
   }
 
  private:
@@ -105,6 +113,10 @@ class ModelSearch final : public OrderedSearch {
     int blocksPerSm = 0;
   };
   static db::ProblemKey key(const GemmShape& g) { return db::ProblemKey{g.M, g.N, g.K}; }
+  // A configuration's measurements in one series (layout and batch): the only ones it learns from.
+  static std::string historyKey(const std::string& base, const GemmShape& shape) {
+    return fmt::format("{} {} batch {}", base, shape.layout.text(), shape.batch);
+  }
   // The measurement of a configuration at the shape most like `shape` (the serving rule's
   // distance: output area first, then depth and aspect). A workload's previous shape may be
   // nothing like the next (27x32x3523 after 4096³); squares in ascending order take the size below.
@@ -119,7 +131,7 @@ class ModelSearch final : public OrderedSearch {
   static constexpr const char* kUnmeasured = "not measured at a smaller size";
 
   int carry_, patience_;
-  std::map<std::string, std::vector<Measured>> history_;  // every shape each configuration was measured at
+  std::map<std::string, std::vector<Measured>> history_;  // by historyKey: every shape of the series measured
   SearchContext context_;
   std::vector<SearchPoint> points_;
   std::vector<double> predicted_;  // -1: nothing measured at a smaller size
