@@ -6,6 +6,15 @@ namespace gemmtune {
 
 namespace {
 
+// Row stride (floats) of B's tile in shared memory: BN, or for op(B) = T the padded stride of
+// templates/blocktile_1d.cu's gemmtune_blocktile1d_stride_b (the same formula: the launch's
+// shared memory must hold what the template indexes).
+int strideB(const Config& c) {
+  const int bn = c["BN"], bk = c["BK"];
+  if (!c.layout.transB) return bn;
+  return bn + ((bk >= 32 ? 1 : 32 / bk) - bn % 32 + 32) % 32;
+}
+
 Family blocktile1dFamily() {
   Family f;
   f.name = "blocktile1d";
@@ -33,12 +42,9 @@ Family blocktile1dFamily() {
        [](const Config& c) { return c["BM"] / c["TM"] * c["BN"] <= 1024; }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["BM"] / c["TM"] * c["BN"]; };
-  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"]) * c["BK"] * 4; };  // A transposed, padded
+  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + strideB(c)) * c["BK"] * 4; };  // A transposed, padded
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) {
-    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("blocktile1d reads nn, one matrix per call, only (so far)");
-    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"]});
-  };
+  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"]}); };
   return f;
 }
 

@@ -45,12 +45,10 @@ Family blocktile2dFamily() {
        }},
   };
   f.threadsPerBlock = threads;
-  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"]) * c["BK"] * 4; };
+  // A transposed in rows of BM + 4; B in rows of BN, or BN + 4 where op(B) = T scatters it.
+  f.dynamicSmemBytes = [](const Config& c) { return (c["BM"] + 4 + c["BN"] + (c.layout.transB ? 4 : 0)) * c["BK"] * 4; };
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) {
-    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("blocktile2d reads nn, one matrix per call, only (so far)");
-    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
-  };
+  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4}); };
   return f;
 }
 

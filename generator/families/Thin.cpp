@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <utility>
 
 namespace gemmtune {
@@ -14,27 +15,44 @@ namespace {
 
 int threads(const Config& c) { return (c["BM"] / c["TM"]) * (c["BN"] / c["TN"]); }
 
+// Row stride (floats) of B's tile in shared memory: BN, or for op(B) = T templates/thin.cu's
+// gemmtune_thin_stride_b (the same formula: the launch's shared memory must hold what the
+// template indexes).
+int strideB(const Config& c) {
+  const int bn = c["BN"];
+  if (!c.layout.transB) return bn;
+  return (bn / 4) % 2 == 0 ? bn + 4 : bn + 8;
+}
+
 // Partial sums are worth their memory only where C has few tiles; beyond this a plan refuses a
 // split (the library allocates a plan's workspace per context and stream).
 constexpr long long kMaxWorkspaceBytes = 64LL << 20;
+constexpr long long kMaxGridZ = 65535;  // every GPU gemmtune runs on
 
 LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
-  if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("thin reads nn, one matrix per call, only (so far)");
   LaunchPlan plan = tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
   if (!plan.runnable()) return plan;
   KernelLaunch& k = plan.launches.front();
   // Row tiles on x (up to 2^31 - 1 of them; y stops at 65535): a skinny C has many rows of tiles.
   std::swap(k.grid.x, k.grid.y);
+  // Grid z holds every batch's K slices, batch-major (the template derives both from it).
   const int slices = c["SPLITK"];
-  k.grid.z = static_cast<unsigned>(slices);
+  const long long layers = p.batch * slices;
+  if (layers > kMaxGridZ)
+    return LaunchPlan::refused(fmt::format("{}: {} batches of {} K slices need {} grid layers (at most {} in one launch)",
+                                           p.text(), p.batch, slices, layers, kMaxGridZ));
+  k.grid.z = static_cast<unsigned>(layers);
   k.args.push_back(KernelArg::Workspace);
   if (slices > 1) {
+    // Each batch has its own counters and partial sums, one region after another.
     const long long tiles = static_cast<long long>(k.grid.x) * k.grid.y;
-    const long long bytes = 4 * ((tiles + 63) / 64 * 64 + slices * tiles * c["BM"] * c["BN"]);
-    if (bytes > kMaxWorkspaceBytes)
-      return LaunchPlan::refused(fmt::format("{}: {} K slices of {} tiles need {} MiB of partial sums (at most {} MiB: "
+    const long long bytes = p.batch * 4 * ((tiles + 63) / 64 * 64 + slices * tiles * c["BM"] * c["BN"]);
+    if (bytes > kMaxWorkspaceBytes) {
+      const std::string batches = p.batch > 1 ? fmt::format("{} batches of ", p.batch) : "";
+      return LaunchPlan::refused(fmt::format("{}: {}{} K slices of {} tiles need {} MiB of partial sums (at most {} MiB: "
                                              "split K where C has few tiles)",
-                                             p.text(), slices, tiles, bytes >> 20, kMaxWorkspaceBytes >> 20));
+                                             p.text(), batches, slices, tiles, bytes >> 20, kMaxWorkspaceBytes >> 20));
+    }
     plan.workspaceBytes = bytes;
   }
   return plan;
@@ -87,8 +105,8 @@ Family thinFamily() {
       {"cp_async", "cp.async pipelines need sm_80 or newer", [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},
   };
   f.threadsPerBlock = threads;
-  // STAGES buffers of A (BM rows of BK + 4) and B (BK rows of BN), then the split-K "last block" flag.
-  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] * (c["BK"] + 4) + c["BK"] * c["BN"]) * 4 + 16; };
+  // STAGES buffers of A (BM rows of BK + 4) and B (BK rows of strideB), then the split-K "last block" flag.
+  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] * (c["BK"] + 4) + c["BK"] * strideB(c)) * 4 + 16; };
   f.staticSmemBytes = [](const Config&) { return 0; };
   f.plan = thinPlan;
   return f;
