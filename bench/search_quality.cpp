@@ -111,7 +111,7 @@ void printHeadToHead(const Args& a, const GpuSpec& gpu, const Compiler& compiler
                      ? std::make_unique<WorkerClient>(gpu.deviceIndex, a.gemmtune)
                      : std::make_unique<WorkerClient>(simulatedWorker(a, work));
       }
-      worker->setProblem(Problem{shape.M, shape.N, shape.K, 0.0});
+      worker->setProblem(Problem::of(shape));
       std::vector<Config> configs;
       for (const auto& name : distinct) configs.push_back(FamilyRegistry::builtin().parseName(name));
       TimingPolicy policy;

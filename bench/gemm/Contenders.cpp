@@ -7,6 +7,7 @@
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
 #include "LibraryColumn.hpp"
+#include "ProblemKeys.hpp"
 #include "Workspace.hpp"
 #include "worker/Cublas.hpp"
 
@@ -26,7 +27,7 @@ Contender ContenderFactory::kernel(Kind kind, const std::string& column, const C
     loweredNames = std::move(r.loweredNames);
   }
   // The bench's buffers are packed and aligned, like the worker's.
-  LaunchPlan plan = planLaunch(config, GemmProblem::packed(s.M, s.N, s.K));
+  LaunchPlan plan = planLaunch(config, GemmProblem::packed(s));
   if (!plan.runnable()) throw std::runtime_error(plan.refusal);
   auto loaded = std::make_shared<LoadedKernel>(cubin, loweredNames);
   auto workspace = std::make_shared<Workspace>(CudaDriver::get());  // split-K locks, when the plan has them
@@ -40,9 +41,9 @@ Contender ContenderFactory::kernel(Kind kind, const std::string& column, const C
 std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   std::vector<Contender> out;
   const Cublas& blas = blas_;
-  out.push_back({Kind::cublas, "cuBLAS", "", "cublas (default math)", "", [&blas](const SgemmArgs& a) {
-                   blas.sgemm(Cublas::Math::Default, a.m, a.n, a.k, a.alpha, a.a, a.b, a.beta, a.c);
-                 }});
+  // The same layout and batches (cublasSgemmStridedBatched when batched).
+  out.push_back({Kind::cublas, "cuBLAS", "", "cublas (default math)", "",
+                 [&blas](const SgemmArgs& a) { blas.gemm(Cublas::Math::Default, a); }});
   auto tryAdd = [&](const std::string& column, auto&& make) {
     try {
       out.push_back(make());
@@ -54,19 +55,19 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   for (const auto& f : families) {
     auto classic = FamilyRegistry::classic(f);
     if (!classic) continue;
-    Config form = formFor(*classic, GemmProblem::packed(s.M, s.N, s.K));
+    Config form = formFor(*classic, GemmProblem::packed(s));
     tryAdd(f.name + " fixed", [&] { return kernel(Kind::fixed, f.name + " fixed", form, {}, {}, "", s); });
   }
   for (const auto& f : families) {
     const std::string column = f.name + " tuned";
     if (!lookup_) continue;
     tryAdd(column, [&] {
-      serving::LookupResult r = lookup_->best(gpu_, db::ProblemKey{s.M, s.N, s.K}, f.name);
+      serving::LookupResult r = lookup_->best(gpu_, serving::problemKeyOf(s), f.name);
       if (r.quality == serving::MatchQuality::none || !r.config)
         throw std::runtime_error("nothing tuned for this GPU in the database");
       std::string match(serving::toString(r.quality));
       if (r.quality != serving::MatchQuality::exact)
-        match += fmt::format(" ({}x{}x{})", r.measuredProblem.m, r.measuredProblem.n, r.measuredProblem.k);
+        match += fmt::format(" ({})", serving::shapeOf(r.measuredProblem).str());
       return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredNames, match, s);
     });
   }

@@ -20,13 +20,23 @@ bool LibraryColumn::built() { return true; }
 LibraryColumn::LibraryColumn(const std::filesystem::path& dbPath) : impl_(std::make_unique<Impl>(dbPath)) {}
 
 LibraryColumn::Pick LibraryColumn::best(int device, const GemmShape& s) {
-  Choice c = impl_->lib.best(device, s.M, s.N, s.K);
+  auto op = [](bool t) { return t ? Op::T : Op::N; };
+  Choice c = impl_->lib.best(device, op(s.layout.transA), op(s.layout.transB), s.M, s.N, s.K, s.batch);
   return {c.instance, toString(c.match)};
 }
 
 void LibraryColumn::sgemm(CUstream stream, const SgemmArgs& a) {
-  Status st = impl_->lib.sgemm(stream, a.m, a.n, a.k, a.alpha, reinterpret_cast<const float*>(a.a), a.lda,
-                               reinterpret_cast<const float*>(a.b), a.ldb, a.beta, reinterpret_cast<float*>(a.c), a.ldc);
+  const Op opA = a.layout.transA ? Op::T : Op::N, opB = a.layout.transB ? Op::T : Op::N;
+  auto* A = reinterpret_cast<const float*>(a.a);
+  auto* B = reinterpret_cast<const float*>(a.b);
+  auto* C = reinterpret_cast<float*>(a.c);
+  // The bench's batches are strided (ProblemData's timing set).
+  Status st = a.batch.count > 1
+                  ? impl_->lib.sgemmStridedBatched(stream, Order::row_major, opA, opB, a.m, a.n, a.k, a.alpha, A, a.lda,
+                                                   a.batch.strideA, B, a.ldb, a.batch.strideB, a.beta, C, a.ldc,
+                                                   a.batch.strideC, a.batch.count)
+                  : impl_->lib.sgemm(stream, Order::row_major, opA, opB, a.m, a.n, a.k, a.alpha, A, a.lda, B, a.ldb,
+                                     a.beta, C, a.ldc);
   if (st != Status::ok) throw std::runtime_error(std::string("sgemm(): ") + toString(st) + ": " + Library::lastError());
 }
 

@@ -42,7 +42,8 @@ using namespace gemmtune::bench;
 namespace {
 
 struct Options {
-  std::string db, sizes = "1024,2048,4096,8192,1000,4000,4096x1024x512", shapes, csv;
+  std::string db, sizes = "1024,2048,4096,8192,1000,4000,4096x1024x512", shapes, csv, layouts = "nn";
+  long long batch = 1;
   int gpu = 0;
   int rounds = 5;
   double budgetMs = 100;
@@ -57,7 +58,7 @@ double median(std::vector<double> v) {
 
 SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu, const HelperKernels& helpers,
                      const Cublas& blas, ContenderFactory& factory) {
-  ProblemData data(Problem{s.M, s.N, s.K, 0.0}, gpu, helpers, blas);
+  ProblemData data(Problem::of(s), gpu, helpers, blas);
   std::vector<Contender> contenders = factory.forSize(s);
   SizeResult result{s, {}};
   for (const auto& c : contenders) {
@@ -110,9 +111,11 @@ int run(const Options& o) {
   std::vector<WorkloadShape> workload;
   if (!o.shapes.empty()) workload = readShapeFile(o.shapes);
   std::vector<GemmShape> sizes;
-  if (workload.empty())
-    sizes = parseSizes(o.sizes);
-  else
+  if (workload.empty()) {
+    const long long batch = o.batch;
+    for (const GemmShape& size : parseSizes(o.sizes))
+      for (const Layout& layout : parseLayouts(o.layouts)) sizes.push_back({size.M, size.N, size.K, layout, batch});
+  } else
     for (const auto& w : workload) sizes.push_back(w.shape);
   const std::filesystem::path dbPath = db::resolveDatabasePath(o.db);
   const GpuSpec spec = queryGpu(o.gpu);
@@ -183,6 +186,11 @@ int main(int argc, char** argv) {
                     ->capture_default_str();
   app.add_option("--shapes", o.shapes, "A workload file as for `tune --shapes` (adds a per-shape summary)")
       ->excludes(sizes);
+  app.add_option("--layouts", o.layouts, "Layouts of every --sizes item: nn, nt, tn, tt, comma-separated")
+      ->capture_default_str();
+  app.add_option("--batch", o.batch, "Strided-batched products per call for every --sizes item (cuBLAS column: "
+                                     "cublasSgemmStridedBatched)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--csv", o.csv, "Also write every row as CSV to this file");
   app.add_option("--gpu", o.gpu, "CUDA ordinal")->capture_default_str();
   app.add_option("--rounds", o.rounds, "Interleaved timing rounds per column (median taken)")
