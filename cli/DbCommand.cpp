@@ -61,9 +61,14 @@ int run(const DbArgs& a) {
   }
   std::string check = database.integrityCheck();
   if (check != "ok") throw DataError(fmt::format("{} fails the integrity check: {}", path.string(), check));
-  fmt::print("{}: ok (schema {}, {} results, {} runs, {} GPUs)\n", path.string(), db::kSchemaVersion,
+  // The file's own schema: an older one is read as the current one, and migrated by a writing command.
+  const auto schema = database.queryInt("PRAGMA main.user_version");
+  fmt::print("{}: ok (schema {}, {} results, {} runs, {} GPUs){}\n", path.string(), schema,
              database.queryInt("SELECT count(*) FROM results"), database.queryInt("SELECT count(*) FROM runs"),
-             database.queryInt("SELECT count(*) FROM gpus"));
+             database.queryInt("SELECT count(*) FROM gpus"),
+             schema < db::kSchemaVersion
+                 ? fmt::format("; the next writing command (tune, import) upgrades it to schema {}", db::kSchemaVersion)
+                 : std::string());
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 // speed their GPU cannot reach (serving/SpeedBound.hpp: `query` never serves them).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,19 +17,22 @@
 #include "CliContext.hpp"
 #include "ClockRule.hpp"
 #include "DbPath.hpp"
+#include "GemmShape.hpp"
 #include "GpuSelect.hpp"
 #include "ResultStore.hpp"
 #include "SpeedBound.hpp"
 #include "StaleRows.hpp"
 #include "ExitCodes.hpp"
 #include "ParamsJson.hpp"
+#include "Quote.hpp"
 
 namespace gemmtune::cli {
 
 namespace {
 
 struct ResultsArgs {
-  std::string db, gpu, size, family, status;
+  std::string db, gpu, size, layout, family, status;
+  std::optional<long long> batch;
   bool json = false, csv = false;
 };
 
@@ -70,6 +74,15 @@ db::ResultFilter filterOf(const ResultsArgs& a, const db::ResultStore& store,
   if (!a.size.empty()) {
     auto p = serving::parseProblemSize(a.size);
     filter.m = p.m, filter.n = p.n, filter.k = p.k;
+  }
+  if (!a.layout.empty()) {
+    if (!Layout::parse(a.layout))
+      throw UsageError(fmt::format("--layout {}: expected nn, nt, tn or tt (op(A) then op(B))", quoteInput(a.layout)));
+    filter.layout = a.layout;
+  }
+  if (a.batch) {
+    if (*a.batch < 1) throw UsageError(fmt::format("--batch {}: expected a batch count of 1 or more", *a.batch));
+    filter.batch = a.batch;
   }
   if (!a.family.empty()) filter.family = a.family;
   if (!a.status.empty()) filter.status = a.status;
@@ -133,7 +146,8 @@ void printJson(const std::vector<Row>& rows, const RowContext& context) {
                    {"run", r.runUid}, {"gpu_uuid", context.measuredOn(r)}, {"family", r.family},
                    {"instance", r.instance()}, {"params", db::paramsForOutput(r.params)},
                    {"m", r.key.problem.m}, {"n", r.key.problem.n}, {"k", r.key.problem.k},
-                   {"layout", r.key.problem.layout}, {"beta_class", r.key.problem.betaClass},
+                   {"layout", r.key.problem.layout}, {"batch", r.key.problem.batch},
+                   {"beta_class", r.key.problem.betaClass},
                    {"status", r.fullStatus()}, {"error_text", r.errorText},
                    {"median_ms", orNull(r.medianMs)}, {"min_ms", orNull(r.minMs)}, {"spread", orNull(r.spread)},
                    {"reps", orNull(r.reps)}, {"partial", r.partial}, {"gflops", orNull(r.gflops)},
@@ -151,12 +165,12 @@ void printJson(const std::vector<Row>& rows, const RowContext& context) {
 }
 
 void printCsv(const std::vector<Row>& rows, const RowContext& context) {
-  fmt::print("gpu,m,n,k,layout,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
+  fmt::print("gpu,m,n,k,layout,batch,beta_class,instance,status,gflops,median_ms,min_ms,spread,reps,registers,"
              "static_smem_bytes,dynamic_smem_bytes,spill_store_bytes,occupancy,limiter,measured_at,stale,"
              "sm_clock_mhz,low_clock,gpu_uuid,implausible\n");
   for (const auto& [r, stale, implausible] : rows)
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
-               r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout),
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(r.gpuName),
+               r.key.problem.m, r.key.problem.n, r.key.problem.k, csvField(r.key.problem.layout), r.key.problem.batch,
                csvField(r.key.problem.betaClass), csvField(r.instance()), csvField(r.fullStatus()),
                r.gflops ? fmt::format("{}", *r.gflops) : "", r.medianMs ? fmt::format("{}", *r.medianMs) : "",
                r.minMs ? fmt::format("{}", *r.minMs) : "", r.spread ? fmt::format("{}", *r.spread) : "",
@@ -169,15 +183,23 @@ void printCsv(const std::vector<Row>& rows, const RowContext& context) {
                context.lowClock(r) ? 1 : 0, csvField(context.measuredOn(r)), implausible ? 1 : 0);
 }
 
+// "4096x4096x4096", then " tn" for a layout other than nn and " batch 64" for a batch.
+std::string problemColumn(const db::ProblemKey& p) {
+  return fmt::format("{}x{}x{}{}", p.m, p.n, p.k, db::layoutAndBatchSuffix(p));
+}
+
 void printTable(const std::vector<Row>& rows, const RowContext& context) {
-  fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", "instance", "status",
-             "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu", "stale or implausible");
+  std::size_t sizeWidth = 16;  // wider only for rows whose layout or batch makes a longer label
+  for (const auto& row : rows) sizeWidth = std::max(sizeWidth, problemColumn(row.result.key.problem).size());
+  fmt::print("{:<{}} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n", "size", sizeWidth,
+             "instance", "status", "GFLOP/s", "median ms", "regs", "smem B", "occ", "SM MHz", "gpu",
+             "stale or implausible");
   for (const auto& [r, stale, implausible] : rows) {
     std::string smem = r.staticSmemBytes || r.dynamicSmemBytes
                            ? std::to_string(r.staticSmemBytes.value_or(0) + r.dynamicSmemBytes.value_or(0))
                            : "-";
-    fmt::print("{:<16} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n",
-               fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k), r.instance(),
+    fmt::print("{:<{}} {:<40} {:<22} {:>10} {:>10} {:>5} {:>7} {:>5} {:>8}  {:<20} {}\n",
+               problemColumn(r.key.problem), sizeWidth, r.instance(),
                r.fullStatus(), orDash(r.gflops, "{:.1f}"), orDash(r.medianMs, "{:.4f}"), orDash(r.registers, "{}"),
                smem, r.occupancy ? fmt::format("{:.0f}%", *r.occupancy * 100) : "-",
                orDash(r.smClockMHz, "{}") + (context.lowClock(r) ? " low" : ""), context.gpuColumn(r),
@@ -235,12 +257,16 @@ Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   addDbOption(sub, a->db);
   sub->add_option("--gpu", a->gpu, "Only this GPU: auto, an index of a GPU here, or a stored profile, name or part of it");
   sub->add_option("--size", a->size, "Only this problem: N or MxNxK")->check(nonEmpty)->type_name("N|MxNxK");
+  sub->add_option("--layout", a->layout, "Only this layout: nn, nt, tn or tt (op(A) then op(B))")
+      ->type_name("nn|nt|tn|tt");
+  sub->add_option("--batch", a->batch, "Only this batch count (1: single products)")->type_name("COUNT");
   sub->add_option("--family", a->family, "Only this kernel family");
   sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");
   sub->add_flag("--json", a->json, "Machine-readable output (every column, stale reasons)");
   sub->add_flag("--csv", a->csv, "Comma-separated output with a header line");
   sub->footer(fmt::format("Examples:\n"
                           "  gemmtune results --size 4096 --status ok\n"
+                          "  gemmtune results --size 512 --layout tn --batch 64\n"
                           "  gemmtune results --gpu h100 --family {} --csv > h100.csv\n"
                           "  gemmtune results --status compile_error --json",
                           exampleFamily()));

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "GemmShape.hpp"
+#include "Quote.hpp"
 #include "Sha256.hpp"
 
 namespace gemmtune::db {
@@ -29,9 +31,24 @@ std::string CacheKey::hash() const {
   nlohmann::json parts = {"cache-key-v1", gpuFingerprint, driverVersion, nvrtcVersion, arch, compileOptions,
                           sourceHash, methodVersion, instance, problem.m, problem.n, problem.k,
                           problem.layout, problem.betaClass};
-  // Only batched problems name their batch: every unbatched row keeps the hash it was stored with.
+  // A longer array: no batch 1 key can equal a batched one.
   if (problem.batch != 1) parts.push_back(problem.batch);
   return Sha256::of(parts.dump());
+}
+
+std::string layoutAndBatchSuffix(const ProblemKey& p) {
+  std::string out = p.layout == "nn" ? std::string() : " " + p.layout;
+  if (p.batch != 1) out += fmt::format(" batch {}", p.batch);
+  return out;
+}
+
+std::string problemKeyProblem(const ProblemKey& p) {
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return fmt::format("problem size {}x{}x{} is not positive", p.m, p.n, p.k);
+  if (!Layout::parse(p.layout))
+    return fmt::format("layout {} is not one of nn, nt, tn, tt", quoteInput(p.layout));
+  if (p.batch < 1) return fmt::format("batch {} is not positive", p.batch);
+  if (p.betaClass.empty()) return "the beta class must be named";
+  return {};
 }
 
 std::vector<std::string> staleReasons(const StoredKeyParts& row, const std::string* family,

@@ -19,9 +19,11 @@ inline constexpr const char* kTimingMethodVersion = "1";
 inline constexpr const char* kVerifyMethodVersion = "1";
 std::string currentMethodVersion();  // "tune1.time1.verify1"
 
-// The problem a result was measured on. Layout names the operand storage ("nn": neither A nor B
-// transposed, row-major as the templates compute it); betaClass separates β = 0 (C not read)
-// from general β; batch counts the independent products one call computes.
+// The problem a result was measured on. Layout names the operand storage ("nn", "nt", "tn",
+// "tt": op(A) then op(B), row-major as the templates compute it; problem/GemmShape.hpp);
+// betaClass separates β = 0 (C not read) from general β; batch counts the independent M×N×K
+// products one call computes. Batch comes last so that {m, n, k, layout, betaClass} still
+// names a single product.
 struct ProblemKey {
   long long m = 0, n = 0, k = 0;
   std::string layout = "nn";
@@ -29,6 +31,14 @@ struct ProblemKey {
   long long batch = 1;
   bool operator==(const ProblemKey&) const = default;
 };
+
+// What a size label adds for a layout other than nn and a batch other than 1, in GemmShape::str()'s
+// words: " tn", " batch 64", " tn batch 64"; empty for nn batch 1.
+std::string layoutAndBatchSuffix(const ProblemKey& p);
+
+// Why `p` cannot name a stored problem (a size or batch below 1, a layout other than nn, nt,
+// tn, tt, no β class); empty when it can.
+std::string problemKeyProblem(const ProblemKey& p);
 
 // Hash of the identity and limits of a GPU model (not of one board: UUID, ordinal, total memory
 // and clocks that vary between boards of one model stay out, so results carry across them).
@@ -45,7 +55,8 @@ struct CacheKey {
   std::string instance;        // canonical instance name
   ProblemKey problem;
 
-  // sha256 over an unambiguous serialisation of every part.
+  // sha256 over an unambiguous serialisation of every part. Batch 1 is not serialised, so the
+  // keys of rows stored before batches existed (all batch 1) stay what they were.
   std::string hash() const;
 };
 

@@ -278,7 +278,7 @@ void Database::verifyOnOpen(const OpenOptions& options) {
                                   path_.string(), check));
   }
   if (readOnly_) {
-    if (!state.empty && state.version < kSchemaVersion)
+    if (!state.empty && state.version < kSchemaVersion && !readAsCurrentSchema(*this, state.version))
       throw DataError(fmt::format("{} has the older schema version {}; open it once with write access (e.g. "
                                   "gemmtune import or tune) to upgrade it to {}",
                                   path_.string(), state.version, kSchemaVersion));

@@ -14,6 +14,7 @@
 
 #include "CacheKey.hpp"
 #include "Clock.hpp"
+#include "GemmShape.hpp"
 #include "OutputFile.hpp"
 #include "ParamsJson.hpp"
 #include "Quote.hpp"
@@ -215,16 +216,20 @@ const json& arrayField(const json& doc, const char* field, const std::string& so
 }
 
 json problemJson(const ProblemKey& p) {
-  return {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout}, {"beta_class", p.betaClass}};
+  return {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout}, {"batch", p.batch}, {"beta_class", p.betaClass}};
 }
 
-ProblemKey readProblem(const Reader& r) {
+// `version`: the file's format version; before 2 every problem was one product (batch 1).
+ProblemKey readProblem(const Reader& r, int version) {
   ProblemKey p;
   p.m = r.integer("m", 1);
   p.n = r.integer("n", 1);
   p.k = r.integer("k", 1);
   p.layout = r.text("layout");
+  if (version >= 2) p.batch = r.integer("batch", 1);
   p.betaClass = r.text("beta_class");
+  if (!Layout::parse(p.layout)) r.fail("layout", fmt::format("{} is not one of nn, nt, tn, tt", quoteInput(p.layout)));
+  if (p.betaClass.empty()) r.fail("beta_class", "must not be empty");
   return p;
 }
 
@@ -300,7 +305,7 @@ void readRuns(const json& doc, const std::string& source, ExchangeFile& out) {
 }
 
 // One result, which must name a run of the file (`runGpu`) and that run's GPU.
-ExchangeFile::Result readResult(const Reader& r, const std::map<std::string, std::string>& runGpu) {
+ExchangeFile::Result readResult(const Reader& r, const std::map<std::string, std::string>& runGpu, int version) {
   ExchangeFile::Result res;
   res.runUid = r.text("run");
   auto run = runGpu.find(res.runUid);
@@ -310,7 +315,7 @@ ExchangeFile::Result readResult(const Reader& r, const std::map<std::string, std
   if (rec.key.gpuFingerprint != run->second) r.fail("gpu", "differs from the GPU of its run");
   for (const auto& [field, member] : kKeyTexts) rec.key.*member = r.text(field);
   rec.key.driverVersion = r.int32("driver_version", 0);
-  rec.key.problem = readProblem(r);
+  rec.key.problem = readProblem(r, version);
   for (const auto& [field, member] : kResultTexts) rec.*member = r.text(field);
   for (const auto& [field, member] : kResultReals) rec.*member = r.optionalReal(field);
   for (const auto& [field, member] : kResultInts) rec.*member = r.optionalInt(field);
@@ -334,7 +339,7 @@ ExchangeFile::Result readResult(const Reader& r, const std::map<std::string, std
 }
 
 // After readRuns(): each baseline names one of the file's runs.
-void readBaselines(const json& doc, const std::string& source, ExchangeFile& out) {
+void readBaselines(const json& doc, const std::string& source, int version, ExchangeFile& out) {
   const json& baselines = arrayField(doc, "baselines", source);
   for (size_t i = 0; i < baselines.size(); ++i) {
     Reader r(baselines[i], fmt::format("baselines[{}]", i), source);
@@ -345,7 +350,7 @@ void readBaselines(const json& doc, const std::string& source, ExchangeFile& out
     b.gpuFingerprint = run->second;
     b.record.library = r.text("library");
     b.record.libraryVersion = r.text("library_version");
-    b.record.problem = readProblem(r);
+    b.record.problem = readProblem(r, version);
     auto median = r.optionalReal("median_ms");
     if (!median || *median <= 0) r.fail("median_ms", "expected a positive number");
     b.record.medianMs = *median;
@@ -359,13 +364,15 @@ void readBaselines(const json& doc, const std::string& source, ExchangeFile& out
 
 ExchangeFile parseExchange(const std::string& text, const std::string& source) {
   const json doc = parseDocument(text, source);
+  const int version = doc.at("version").get<int>();
   ExchangeFile out;
   readGpus(doc, source, out);
   readRuns(doc, source, out);
   const json& results = arrayField(doc, "results", source);
   for (size_t i = 0; i < results.size(); ++i)
-    out.results.push_back(readResult(Reader(results[i], fmt::format("results[{}]", i), source), out.runGpu));
-  readBaselines(doc, source, out);
+    out.results.push_back(
+        readResult(Reader(results[i], fmt::format("results[{}]", i), source), out.runGpu, version));
+  readBaselines(doc, source, version, out);
   return out;
 }
 

@@ -18,7 +18,8 @@
 namespace gemmtune::db {
 
 inline constexpr const char* kExchangeFormat = "gemmtune-results";
-inline constexpr int kExchangeVersion = 1;
+// 2: every result and baseline carries `batch`. Version 1 files (no batch) still import, as batch 1.
+inline constexpr int kExchangeVersion = 2;
 
 struct ExportOptions {
   bool withCubins = true;  // base64 cubins make the file larger but let the target run without NVRTC

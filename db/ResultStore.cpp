@@ -56,7 +56,8 @@ bool isFinalStatus(std::string_view status) {
 }
 
 double gflopsOf(const ProblemKey& p, double medianMs) {
-  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) / (medianMs * 1e6);
+  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+         static_cast<double>(p.batch) / (medianMs * 1e6);
 }
 
 void validateResult(const ResultRecord& r) {
@@ -65,9 +66,7 @@ void validateResult(const ResultRecord& r) {
   };
   if (r.instance().empty()) fail("the instance name is empty");
   if (r.family.empty()) fail("the family is empty");
-  const auto& p = r.key.problem;
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0) fail(fmt::format("problem size {}x{}x{} is not positive", p.m, p.n, p.k));
-  if (p.layout.empty() || p.betaClass.empty()) fail("layout and beta class must be named");
+  if (std::string why = problemKeyProblem(r.key.problem); !why.empty()) fail(why);
   if (std::find(kStatuses.begin(), kStatuses.end(), r.status) == kStatuses.end())
     fail(fmt::format("unknown status '{}'", r.status));
   if (r.status == "ok" && (!r.medianMs || !(*r.medianMs > 0) || !std::isfinite(*r.medianMs)))

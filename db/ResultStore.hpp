@@ -167,6 +167,7 @@ bool isFinalStatus(std::string_view status);
 // Throws DataError naming the first field that is out of range or inconsistent.
 void validateResult(const ResultRecord& r);
 
+// The whole call's rate: batch × 2·M·N·K floating-point operations in medianMs.
 double gflopsOf(const ProblemKey& p, double medianMs);
 
 class ResultStore {
@@ -209,7 +210,8 @@ class ResultStore {
   virtual std::optional<std::int64_t> gpuId(const std::string& fingerprint) const = 0;
   virtual std::vector<StoredRun> runs() const = 0;
   virtual std::vector<StoredResult> results(const ResultFilter& filter) const = 0;
-  // The distinct problems among the rows the filter selects (its m, n, k ignored).
+  // The distinct problems among the rows the filter selects (its m, n, k ignored; its layout and
+  // batch applied).
   virtual std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const = 0;
   virtual std::string cubinOf(std::int64_t resultId) const = 0;
   virtual std::vector<StoredBaseline> baselines() const = 0;

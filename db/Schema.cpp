@@ -121,6 +121,44 @@ CREATE TABLE baselines (
   measured_at     TEXT NOT NULL,
   UNIQUE (gpu_id, library, library_version, m, n, k, layout, beta_class)
 );
+)sql", nullptr},
+    // Issue 27: a problem's batch count. Existing rows are single products (batch 1); their cache
+    // keys stay valid (CacheKey::hash leaves batch 1 out). SQLite cannot change a table's UNIQUE
+    // constraint in place, so baselines are copied into a new table (new ids, in the old order).
+    Migration{2, R"sql(
+ALTER TABLE results ADD COLUMN batch INTEGER NOT NULL DEFAULT 1;
+DROP INDEX results_by_size;
+CREATE INDEX results_by_size ON results(gpu_id, status, m, n, k, layout, batch, beta_class, gflops DESC);
+
+CREATE TABLE baselines_v2 (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs(id),
+  gpu_id          INTEGER NOT NULL REFERENCES gpus(id),
+  library         TEXT NOT NULL,
+  library_version TEXT NOT NULL,
+  m               INTEGER NOT NULL,
+  n               INTEGER NOT NULL,
+  k               INTEGER NOT NULL,
+  layout          TEXT NOT NULL,
+  beta_class      TEXT NOT NULL,
+  median_ms       REAL NOT NULL,
+  gflops          REAL NOT NULL,
+  measured_at     TEXT NOT NULL,
+  batch           INTEGER NOT NULL DEFAULT 1,
+  UNIQUE (gpu_id, library, library_version, m, n, k, layout, batch, beta_class)
+);
+INSERT INTO baselines_v2 (run_id, gpu_id, library, library_version, m, n, k, layout, beta_class, median_ms, gflops,
+                          measured_at)
+  SELECT run_id, gpu_id, library, library_version, m, n, k, layout, beta_class, median_ms, gflops, measured_at
+  FROM baselines ORDER BY id;
+DROP TABLE baselines;
+ALTER TABLE baselines_v2 RENAME TO baselines;
+)sql",
+              // A schema-1 file opened read-only (a deployed snapshot in a read-only directory)
+              // reads as schema 2 through views of this connection only; the file is not written.
+              R"sql(
+CREATE TEMP VIEW results AS SELECT *, 1 AS batch FROM main.results;
+CREATE TEMP VIEW baselines AS SELECT *, 1 AS batch FROM main.baselines;
 )sql"},
 };
 
@@ -170,6 +208,14 @@ SchemaState readSchemaState(const Database& db) {
   s.empty = s.applicationId == 0 && s.version == 0 && objects == 0;
   s.foreign = !s.empty && s.applicationId != kApplicationId;
   return s;
+}
+
+bool readAsCurrentSchema(Database& db, int version) {
+  for (const auto& m : kMigrations)
+    if (m.toVersion > version && !m.readOnlyViews) return false;
+  for (const auto& m : kMigrations)
+    if (m.toVersion > version) db.exec(m.readOnlyViews);
+  return true;
 }
 
 void migrateSchema(Database& db) {

@@ -14,7 +14,7 @@ namespace gemmtune::db {
 class Database;
 
 inline constexpr std::int32_t kApplicationId = 0x474D5455;  // "GMTU"
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct SchemaState {
   std::int64_t applicationId = 0;
@@ -28,6 +28,9 @@ struct SchemaState {
 struct Migration {
   int toVersion;
   const char* sql;
+  // SQLite only: TEMP views that let a connection read a database of the previous version as if
+  // it had this one, without writing it; null when reads cannot be bridged so.
+  const char* readOnlyViews;
 };
 std::span<const Migration> schemaMigrations();
 // SQLite DDL in PostgreSQL's types: 64-bit integers and identity keys, DOUBLE PRECISION, BYTEA,
@@ -35,6 +38,10 @@ std::span<const Migration> schemaMigrations();
 std::string postgresSql(std::string_view sqliteSql);
 
 SchemaState readSchemaState(const Database& db);
+
+// A read-only SQLite database of an older `version`: makes this connection read it as
+// kSchemaVersion (Migration::readOnlyViews). False, doing nothing, when some step cannot be bridged.
+bool readAsCurrentSchema(Database& db, int version);
 
 // Brings a writable database to kSchemaVersion. Throws DataError for foreign or newer files.
 void migrateSchema(Database& db);

@@ -16,8 +16,8 @@
 namespace gemmtune::db::sqlstore {
 
 // The results columns written from a ResultRecord, in bindResult()/readResult() order.
-inline constexpr std::array<std::string_view, 37> kResultColumns = {
-    "family", "instance", "params", "m", "n", "k", "layout", "beta_class", "status", "status_reason",
+inline constexpr std::array<std::string_view, 38> kResultColumns = {
+    "family", "instance", "params", "m", "n", "k", "layout", "batch", "beta_class", "status", "status_reason",
     "error_text", "median_ms", "min_ms", "spread", "reps", "partial", "gflops", "max_error", "sm_clock_mhz",
     "threads_per_block", "registers", "static_smem_bytes", "dynamic_smem_bytes", "stack_frame_bytes",
     "spill_store_bytes", "spill_load_bytes", "occupancy", "limiter", "arch", "compile_options", "source_hash",
@@ -69,7 +69,7 @@ void bindResult(St& st, int first, const ResultRecord& r) {
   ParamBinder<St> bind(st, first);
   bind(r.family)(r.instance())(r.params);
   bind(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k));
-  bind(p.layout)(p.betaClass)(r.status)(r.statusReason)(r.errorText);
+  bind(p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass)(r.status)(r.statusReason)(r.errorText);
   bind(r.medianMs)(r.minMs)(r.spread)(r.reps)(r.partial ? 1 : 0)(gflops)(r.maxError)(r.smClockMHz);
   bind(r.threadsPerBlock)(r.registers)(r.staticSmemBytes)(r.dynamicSmemBytes)(r.stackFrameBytes);
   bind(r.spillStoreBytes)(r.spillLoadBytes)(r.occupancy)(r.limiter);
@@ -94,6 +94,7 @@ void readResult(const St& st, int first, ResultRecord& r) {
   r.key.problem.n = st.getInt64(i++);
   r.key.problem.k = st.getInt64(i++);
   r.key.problem.layout = st.getText(i++);
+  r.key.problem.batch = st.getInt64(i++);
   r.key.problem.betaClass = st.getText(i++);
   r.status = st.getText(i++);
   r.statusReason = st.getText(i++);

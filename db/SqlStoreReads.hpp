@@ -41,6 +41,7 @@ inline Where whereOf(const ResultFilter& f, bool withSize) {
   if (withSize && f.k) w.add("r.k = ?", static_cast<std::int64_t>(*f.k));
   if (f.family) w.add("r.family = ?", *f.family);
   if (f.layout) w.add("r.layout = ?", *f.layout);
+  if (f.batch) w.add("r.batch = ?", static_cast<std::int64_t>(*f.batch));
   if (f.betaClass) w.add("r.beta_class = ?", *f.betaClass);
   if (f.status)
     w.add(f.status->find(':') == std::string::npos ? "r.status = ?" : "r.status || ':' || r.status_reason = ?",
@@ -48,8 +49,8 @@ inline Where whereOf(const ResultFilter& f, bool withSize) {
   return w;
 }
 
-// results()' order — GPU, size, ok rows first, fastest first, then by name — leaving out the
-// terms the filter fixes, so that for one GPU, size and status the index (results_by_size)
+// results()' order — GPU, size, layout, batch, ok rows first, fastest first, then by name —
+// leaving out the terms the filter fixes, so that for one GPU, size and status the index (results_by_size)
 // yields rows in order and a LIMIT stops early instead of sorting every row of the size.
 inline std::string resultOrderOf(const ResultFilter& f) {
   std::string order;
@@ -60,6 +61,8 @@ inline std::string resultOrderOf(const ResultFilter& f) {
   add(f.m.has_value(), "r.m");
   add(f.n.has_value(), "r.n");
   add(f.k.has_value(), "r.k");
+  add(f.layout.has_value(), "r.layout");
+  add(f.batch.has_value(), "r.batch");
   add(f.status.has_value(), "r.status <> 'ok'");
   return order + "r.gflops DESC NULLS LAST, r.instance";
 }
@@ -146,11 +149,12 @@ template <class Conn, class Tx>
 std::vector<ProblemKey> SqlStore<Conn, Tx>::measuredSizes(const ResultFilter& f) const {
   return retried([&] {
     auto where = sqlstore::whereOf(f, false);
-    auto st = db_.prepare(
-        fmt::format("SELECT DISTINCT r.m, r.n, r.k, r.layout, r.beta_class FROM results r WHERE {}", where.sql));
+    auto st = db_.prepare(fmt::format(
+        "SELECT DISTINCT r.m, r.n, r.k, r.layout, r.beta_class, r.batch FROM results r WHERE {}", where.sql));
     where.bindTo(st);
     std::vector<ProblemKey> out;
-    while (st.step()) out.push_back({st.getInt64(0), st.getInt64(1), st.getInt64(2), st.getText(3), st.getText(4)});
+    while (st.step())
+      out.push_back({st.getInt64(0), st.getInt64(1), st.getInt64(2), st.getText(3), st.getText(4), st.getInt64(5)});
     return out;
   });
 }
@@ -170,7 +174,7 @@ std::vector<StoredBaseline> SqlStore<Conn, Tx>::baselines() const {
     std::vector<StoredBaseline> out;
     auto st = db_.prepare(
         "SELECT g.fingerprint, u.uid, b.library, b.library_version, b.m, b.n, b.k, b.layout, b.beta_class, "
-        "b.median_ms, b.gflops, b.measured_at FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
+        "b.median_ms, b.gflops, b.measured_at, b.batch FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
         "JOIN runs u ON u.id = b.run_id ORDER BY b.id");
     while (st.step()) {
       StoredBaseline b;
@@ -178,7 +182,7 @@ std::vector<StoredBaseline> SqlStore<Conn, Tx>::baselines() const {
       b.runUid = st.getText(1);
       b.library = st.getText(2);
       b.libraryVersion = st.getText(3);
-      b.problem = {st.getInt64(4), st.getInt64(5), st.getInt64(6), st.getText(7), st.getText(8)};
+      b.problem = {st.getInt64(4), st.getInt64(5), st.getInt64(6), st.getText(7), st.getText(8), st.getInt64(12)};
       b.medianMs = st.getDouble(9);
       b.gflops = st.getDouble(10);
       b.measuredAt = st.getText(11);
@@ -194,9 +198,10 @@ std::optional<double> SqlStore<Conn, Tx>::baselineGflops(std::int64_t gpuId, con
   return retried([&]() -> std::optional<double> {
     auto st = db_.prepare(
         "SELECT gflops FROM baselines WHERE gpu_id = ? AND library = ? AND m = ? AND n = ? AND k = ? AND layout = ? "
-        "AND beta_class = ? ORDER BY measured_at DESC LIMIT 1");
+        "AND batch = ? AND beta_class = ? ORDER BY measured_at DESC LIMIT 1");
     st.bind(1, gpuId).bind(2, library).bind(3, static_cast<std::int64_t>(p.m)).bind(4, static_cast<std::int64_t>(p.n));
-    st.bind(5, static_cast<std::int64_t>(p.k)).bind(6, p.layout).bind(7, p.betaClass);
+    st.bind(5, static_cast<std::int64_t>(p.k)).bind(6, p.layout).bind(7, static_cast<std::int64_t>(p.batch));
+    st.bind(8, p.betaClass);
     if (st.step()) return st.getDouble(0);
     return std::nullopt;
   });

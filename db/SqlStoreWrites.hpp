@@ -51,20 +51,23 @@ bool SqlStore<Conn, Tx>::upsertResult(std::int64_t runId, std::int64_t gpuId, co
 
 template <class Conn, class Tx>
 bool SqlStore<Conn, Tx>::upsertBaseline(std::int64_t runId, std::int64_t gpuId, const BaselineRecord& b) {
-  if (!(b.medianMs > 0) || !std::isfinite(b.medianMs) || b.problem.m <= 0 || b.problem.n <= 0 || b.problem.k <= 0)
-    throw DataError(fmt::format("baseline {} {}x{}x{}: needs a positive size and median time", b.library,
-                                b.problem.m, b.problem.n, b.problem.k));
+  const auto& p = b.problem;
+  if (std::string why = problemKeyProblem(p); !why.empty())
+    throw DataError(fmt::format("baseline {} {}x{}x{}: {}", b.library, p.m, p.n, p.k, why));
+  if (!(b.medianMs > 0) || !std::isfinite(b.medianMs))
+    throw DataError(fmt::format("baseline {} {}x{}x{}: needs a positive median time", b.library, p.m, p.n, p.k));
   auto st = db_.prepare(
-      "INSERT INTO baselines (run_id, gpu_id, library, library_version, m, n, k, layout, beta_class, median_ms, "
-      "gflops, measured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-      "ON CONFLICT (gpu_id, library, library_version, m, n, k, layout, beta_class) DO UPDATE SET "
+      "INSERT INTO baselines (run_id, gpu_id, library, library_version, m, n, k, layout, batch, beta_class, "
+      "median_ms, gflops, measured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (gpu_id, library, library_version, m, n, k, layout, batch, beta_class) DO UPDATE SET "
       "run_id = excluded.run_id, median_ms = excluded.median_ms, gflops = excluded.gflops, "
       "measured_at = excluded.measured_at WHERE excluded.measured_at > baselines.measured_at RETURNING 1");
-  st.bind(1, runId).bind(2, gpuId).bind(3, b.library).bind(4, b.libraryVersion);
-  st.bind(5, static_cast<std::int64_t>(b.problem.m)).bind(6, static_cast<std::int64_t>(b.problem.n));
-  st.bind(7, static_cast<std::int64_t>(b.problem.k)).bind(8, b.problem.layout).bind(9, b.problem.betaClass);
-  st.bind(10, b.medianMs).bind(11, b.gflops > 0 ? b.gflops : gflopsOf(b.problem, b.medianMs));
-  st.bind(12, b.measuredAt.empty() ? utcTimestamp() : b.measuredAt);
+  sqlstore::ParamBinder bind(st, 1);
+  bind(runId)(gpuId)(b.library)(b.libraryVersion);
+  bind(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k));
+  bind(p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass);
+  bind(b.medianMs)(b.gflops > 0 ? b.gflops : gflopsOf(p, b.medianMs));
+  bind(b.measuredAt.empty() ? utcTimestamp() : b.measuredAt);
   bool written = st.step();
   st.run();
   return written;

@@ -102,9 +102,15 @@ std::string HtmlReport::sizeChart() const {
   double ymax = 0;
   std::vector<Tick> xt;
   for (size_t i = 0; i < d_.sizes.size(); ++i) xt.push_back({static_cast<double>(i), sizeLabel(d_.sizes[i])});
+  // Sizes come grouped by layout and batch: no line joins one group's largest to the next's smallest.
+  auto breakBefore = [&](Series& s, size_t i) {
+    if (i > 0 && (d_.sizes[i].layout != d_.sizes[i - 1].layout || d_.sizes[i].batch != d_.sizes[i - 1].batch))
+      s.points.push_back({i - 0.5, kGap, {}});
+  };
   for (const auto& fam : d_.families) {
     Series s{fam, familyColor(fam), {}};
     for (size_t i = 0; i < d_.sizes.size(); ++i) {
+      breakBefore(s, i);
       const MeasuredRow* b = d_.best(i, fam);
       if (!b) {
         s.points.push_back({static_cast<double>(i), kGap, {}});
@@ -122,6 +128,7 @@ std::string HtmlReport::sizeChart() const {
     Series s{"cuBLAS", kCublasColor, {}};
     s.dashed = true;
     for (size_t i = 0; i < d_.sizes.size(); ++i) {
+      breakBefore(s, i);
       auto g = lookup(d_.cublasGflops, i);
       double t = g ? *g / 1000.0 : kGap;
       if (g) ymax = std::max(ymax, t);
@@ -142,7 +149,8 @@ std::string HtmlReport::sizeChart() const {
     chart.setCaption(source);
   }
   double top = niceCeil(ymax * 1.08);
-  chart.setXAxis({"problem size (M = N = K unless given as MxNxK)", -0.5, d_.sizes.size() - 0.5, xt});
+  chart.setXAxis({"problem size (M = N = K unless given as MxNxK; then the layout unless nn, the batch unless 1)",
+                  -0.5, d_.sizes.size() - 0.5, xt});
   chart.setYAxis({"TFLOP/s", 0, top, niceTicks(0, top, 6)});
   return chart.render();
 }

@@ -22,7 +22,7 @@ std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu) {
 
 std::string sizeLabel(const db::ProblemKey& p) {
   std::string s = p.m == p.n && p.n == p.k ? std::to_string(p.m) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
-  if (p.layout != "nn") s += " " + p.layout;
+  s += db::layoutAndBatchSuffix(p);
   if (p.betaClass != "any") s += " beta=" + p.betaClass;
   return s;
 }
@@ -40,9 +40,12 @@ namespace {
   throw Error(what + "; run `gemmtune tune` first");
 }
 
+// Grouped by layout and batch (nn single products first, as before batches), then smallest first.
 auto sizeOrder(const db::ProblemKey& p) {
-  return std::make_tuple(static_cast<double>(p.m) * p.n * p.k, p.m, p.n, p.k, p.layout, p.betaClass);
+  return std::make_tuple(p.layout, p.batch, static_cast<double>(p.m) * p.n * p.k, p.m, p.n, p.k, p.betaClass);
 }
+
+double flopsOf(const db::ProblemKey& p) { return 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch); }
 
 const db::StoredGpu& defaultGpu(const db::ResultStore& store, const std::vector<db::StoredGpu>& gpus,
                                 const std::filesystem::path& dbPath) {
@@ -88,11 +91,15 @@ size_t chooseSize(const ReportData& d, const std::string& wanted) {
     }
     return *found;
   }
-  // The largest size the heatmap family was measured at: the sizes list is ordered by M·N·K.
-  size_t best = 0;
+  // The largest problem the heatmap family was measured at (the first in the list's order of
+  // equally large ones: nn before other layouts).
+  std::optional<size_t> best;
   for (const auto& r : d.rows)
-    if (r.family == d.heatmapFamily) best = std::max(best, r.size);
-  return best;
+    if (r.family == d.heatmapFamily &&
+        (!best || flopsOf(d.sizes[r.size]) > flopsOf(d.sizes[*best]) ||
+         (flopsOf(d.sizes[r.size]) == flopsOf(d.sizes[*best]) && r.size < *best)))
+      best = r.size;
+  return best.value_or(0);
 }
 
 }  // namespace

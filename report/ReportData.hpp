@@ -50,8 +50,8 @@ struct Fp32Peak {
 // unknown.
 std::optional<Fp32Peak> fp32Peak(const GpuSpec& gpu);
 
-// "4096" when M = N = K, else "4096x1024x512"; a layout or beta class other than the defaults
-// is appended ("4096 tn β=0").
+// "4096" when M = N = K, else "4096x1024x512"; a layout, batch or beta class other than the
+// defaults is appended ("4096 tn batch 64 beta=zero").
 std::string sizeLabel(const db::ProblemKey& p);
 
 struct ReportData {
@@ -61,7 +61,7 @@ struct ReportData {
   std::vector<db::StoredRun> runs;     // of this GPU, oldest first
   std::map<std::string, size_t> rowsPerRun;  // run uid -> current rows it measured
   std::vector<std::string> otherGpus;  // names of other GPUs in the database
-  std::vector<db::ProblemKey> sizes;   // measured sizes, smallest (M·N·K) first
+  std::vector<db::ProblemKey> sizes;   // measured problems by layout and batch, each smallest (M·N·K) first
   std::vector<std::string> families;   // with current rows, sorted
   std::vector<MeasuredRow> rows;       // current rows of this GPU, every status
   std::map<size_t, double> cublasGflops;  // size index -> latest cuBLAS baseline

@@ -3,7 +3,10 @@
 // Run: ctest -R dbCli
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 #include "CliRunner.hpp"
+#include "ExitCodes.hpp"
 #include "Database.hpp"
 #include "SqliteStore.hpp"
 #include "Schema.hpp"
@@ -116,6 +119,50 @@ TEST_F(dbCli, ResultsListsFailuresAndFiltersByStatus) {
   auto table = runCli({"results", "--db", db, "--size", "4096", "--family", "smem"});
   EXPECT_NE(table.out.find("rejected:smem_per_block"), std::string::npos) << table.out;
   EXPECT_EQ(table.out.find("blocktile1d"), std::string::npos);
+}
+
+// Layout and batch: in the table's size column (nn single products as before), in --json and
+// --csv, and as filters; a bad filter value is a usage error naming the option.
+TEST_F(dbCli, ResultsShowAndFilterLayoutAndBatch) {
+  auto batched = test::okResult("smem_bs32", 512, 512, 512, 9000);
+  batched.key.problem.layout = "tn";
+  batched.key.problem.batch = 64;
+  auto transposed = test::okResult("smem_bs32", 512, 512, 512, 8000);
+  transposed.key.problem.layout = "nt";
+  record(test::testGpu(), {test::okResult("smem_bs32", 512, 512, 512, 7000), batched, transposed});
+
+  auto table = runCli({"results", "--db", db});
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_NE(table.out.find("512x512x512 tn batch 64 "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("512x512x512 nt "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\n512x512x512       "), std::string::npos) << table.out;  // nn, batch 1: no suffix
+  // Every line's columns line up: "instance" stands where each row's instance starts.
+  std::istringstream lines(table.out);
+  std::string header, line;
+  std::getline(lines, header);
+  const auto column = header.find("instance");
+  while (std::getline(lines, line)) EXPECT_EQ(line.compare(column, 9, "smem_bs32"), 0) << table.out;
+
+  auto json = runCli({"results", "--db", db, "--layout", "tn", "--batch", "64", "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  auto rows = nlohmann::json::parse(json.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["layout"], "tn");
+  EXPECT_EQ(rows[0]["batch"], 64);
+  auto single = runCli({"results", "--db", db, "--batch", "1", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(single.out).size(), 2u) << single.err;
+
+  auto csv = runCli({"results", "--db", db, "--layout", "tn", "--csv"});
+  ASSERT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("gpu,m,n,k,layout,batch,beta_class,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find(",512,512,512,tn,64,any,smem_bs32,"), std::string::npos) << csv.out;
+
+  auto badLayout = runCli({"results", "--db", db, "--layout", "TN"});
+  EXPECT_EQ(badLayout.exitCode, kExitUsage);
+  EXPECT_NE(badLayout.err.find("--layout 'TN': expected nn, nt, tn or tt"), std::string::npos) << badLayout.err;
+  auto badBatch = runCli({"results", "--db", db, "--batch", "0"});
+  EXPECT_EQ(badBatch.exitCode, kExitUsage);
+  EXPECT_NE(badBatch.err.find("--batch 0: expected a batch count of 1 or more"), std::string::npos) << badBatch.err;
 }
 
 // A row timed far below its GPU's boost clock is marked in every output form.
@@ -243,5 +290,5 @@ TEST_F(dbCli, ExportImportIsIdempotentAndBackupIsComplete) {
   ASSERT_EQ(b.exitCode, 0) << b.err;
   auto check = runCli({"db", "check", "--db", copy});
   EXPECT_EQ(check.exitCode, 0) << check.err;
-  EXPECT_NE(check.out.find("ok (schema 1, 3 results, 1 runs, 1 GPUs)"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ok (schema 2, 3 results, 1 runs, 1 GPUs)"), std::string::npos) << check.out;
 }

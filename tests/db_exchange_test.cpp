@@ -42,6 +42,22 @@ struct ExchangeFixture : ::testing::Test {
     SqliteStore store(target);
     return importExchange(store, parseExchange(text, "test.json"));
   }
+  // The export of `db` without its own time stamp: equal for equal data.
+  json exportedRows(Database& db) {
+    json doc = json::parse(exported(db));
+    doc.erase("exported_at");
+    return doc;
+  }
+  // The target's results, `count` of them, each the same measurement as the source's.
+  std::vector<StoredResult> expectTargetHasTheSourceResults(size_t count) {
+    ResultFilter all;
+    all.withCubin = true;
+    auto a = SqliteStore(source).results(all), b = SqliteStore(target).results(all);
+    EXPECT_EQ(b.size(), count);
+    EXPECT_EQ(a.size(), count);
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) test::expectSameMeasurement(b[i], a[i]);
+    return b;
+  }
 };
 
 }  // namespace
@@ -52,7 +68,10 @@ TEST_F(dbExchange, ExportThenImportReproducesEveryRow) {
   std::string text = exported(source);
   json doc = json::parse(text);
   EXPECT_EQ(doc["format"], "gemmtune-results");
-  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["version"], 2);
+  EXPECT_EQ(doc["results"][0]["layout"], "nn");
+  EXPECT_EQ(doc["results"][0]["batch"], 1);
+  EXPECT_EQ(doc["baselines"][0]["batch"], 1);
   EXPECT_EQ(doc["results"].size(), 2u);
   EXPECT_EQ(doc["gpus"][0]["sm_count"], 132);
 
@@ -61,16 +80,10 @@ TEST_F(dbExchange, ExportThenImportReproducesEveryRow) {
   EXPECT_EQ(s.gpusAdded, 1u);
   EXPECT_EQ(s.runsAdded, 1u);
   EXPECT_EQ(s.baselinesWritten, 1u);
-  ResultFilter all;
-  all.withCubin = true;
-  auto a = SqliteStore(source).results(all), b = SqliteStore(target).results(all);
-  ASSERT_EQ(b.size(), 2u);
-  for (size_t i = 0; i < a.size(); ++i) test::expectSameMeasurement(b[i], a[i]);
+  expectTargetHasTheSourceResults(2);
   // Same data, so the second export equals the first apart from its own time stamp.
-  json again = json::parse(exported(target));
-  again.erase("exported_at");
   doc.erase("exported_at");
-  EXPECT_EQ(again, doc);
+  EXPECT_EQ(exportedRows(target), doc);
 }
 
 TEST_F(dbExchange, ImportingTwiceAddsNothing) {
@@ -137,6 +150,13 @@ TEST_F(dbExchange, MalformedFilesAreRefusedAndTheDatabaseIsUntouched) {
       {mutate([](json& d) { d["gpus"][0]["sm_count"] = 200; }), "gpus[0].fingerprint: does not match"},
       {mutate([](json& d) { d["runs"][0].erase("host"); }), "runs[0].host: missing"},
       {mutate([](json& d) { d["baselines"][0]["median_ms"] = 0; }), "baselines[0].median_ms"},
+      {mutate([](json& d) { d["results"][0].erase("batch"); }), "results[0].batch: missing"},
+      {mutate([](json& d) { d["results"][0]["batch"] = 0; }), "results[0].batch: 0 is out of range"},
+      {mutate([](json& d) { d["results"][1]["layout"] = "xy"; }),
+       "results[1].layout: 'xy' is not one of nn, nt, tn, tt"},
+      {mutate([](json& d) { d["baselines"][0].erase("batch"); }), "baselines[0].batch: missing"},
+      {mutate([](json& d) { d["baselines"][0]["layout"] = "NN"; }), "baselines[0].layout: 'NN' is not one of"},
+      {mutate([](json& d) { d["baselines"][0]["beta_class"] = ""; }), "baselines[0].beta_class: must not be empty"},
   };
   // gflops is not in the cache key: changing it alone is accepted (a re-measurement); change a
   // key part instead to exercise the cache_key check.
@@ -158,4 +178,51 @@ TEST_F(dbExchange, MalformedFilesAreRefusedAndTheDatabaseIsUntouched) {
   after.erase("exported_at");
   was.erase("exported_at");
   EXPECT_EQ(after, was);
+}
+
+// Version 2 carries each problem's batch; a batched, transposed row and baseline go through.
+TEST_F(dbExchange, LayoutAndBatchTravelWithEveryRowAndBaseline) {
+  {
+    SqliteStore store(source);
+    auto run = store.beginRun(test::testRun());
+    auto batched = test::okResult("smem_bs32", 512, 512, 512, 9000);
+    batched.key.problem.layout = "tn";
+    batched.key.problem.batch = 64;
+    ASSERT_TRUE(store.recordResult(run, batched));
+    auto b = test::cublasBaseline(512, 3.0, "12.9");
+    b.problem.layout = "tn";
+    b.problem.batch = 64;
+    ASSERT_TRUE(store.recordBaseline(run, b));
+  }
+  json doc = json::parse(exported(source));
+  ASSERT_EQ(doc["results"].size(), 3u);
+  EXPECT_EQ(doc["results"][0]["layout"], "tn");  // 512³ comes first
+  EXPECT_EQ(doc["results"][0]["batch"], 64);
+  EXPECT_EQ(doc["baselines"][1]["batch"], 64);
+  auto s = importText(doc.dump());
+  EXPECT_EQ(s.resultsWritten, 3u);
+  EXPECT_EQ(s.baselinesWritten, 2u);
+  ResultFilter batched;
+  batched.batch = 64;
+  auto rows = SqliteStore(target).results(batched);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].key.problem, (ProblemKey{512, 512, 512, "tn", "any", 64}));
+  EXPECT_EQ(rows[0].cacheKeyHash, SqliteStore(source).results(batched).at(0).cacheKeyHash);
+  EXPECT_EQ(SqliteStore(target).baselines().at(1).problem, (ProblemKey{512, 512, 512, "tn", "any", 64}));
+}
+
+// A file of the previous format (version 1: no batch anywhere) still imports, every problem a
+// single product under the cache key it was exported with.
+TEST_F(dbExchange, AVersionOneFileImportsAsBatchOne) {
+  json doc = json::parse(exported(source));
+  doc["version"] = 1;
+  for (auto& r : doc["results"]) r.erase("batch");
+  for (auto& b : doc["baselines"]) b.erase("batch");
+  auto s = importText(doc.dump());
+  EXPECT_EQ(s.resultsWritten, 2u);
+  EXPECT_EQ(s.baselinesWritten, 1u);
+  for (const auto& r : expectTargetHasTheSourceResults(2)) EXPECT_EQ(r.key.problem.batch, 1);
+  EXPECT_EQ(SqliteStore(target).baselines().at(0).problem.batch, 1);
+  // Re-exported, it is the current version's file of the same rows.
+  EXPECT_EQ(exportedRows(target), exportedRows(source));
 }

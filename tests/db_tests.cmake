@@ -2,6 +2,7 @@
 set(db_test_libs gemmtune_serving gemmtune_db gemmtune_generator)
 gemmtune_add_test(db_database_test SOURCES db_database_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_store_test SOURCES db_store_test.cpp LIBS ${db_test_libs})
+gemmtune_add_test(db_batch_test SOURCES db_batch_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_lookup_test SOURCES db_lookup_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_exchange_test SOURCES db_exchange_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_stale_rows_test SOURCES db_stale_rows_test.cpp LIBS ${db_test_libs})

@@ -199,6 +199,47 @@ TEST_F(reportData, FamilyAndSizeCanBeChosen) {
   EXPECT_THROW(load({"a100", "", ""}), UsageError);
 }
 
+// Transposed and batched problems: labelled, listed after the nn single products in groups of one
+// layout and batch (each smallest first), each with its own cuBLAS baseline; the default size is
+// still the largest problem; the size chart draws no line from one group into the next.
+TEST_F(reportData, ProblemsAreGroupedAndLabelledByLayoutAndBatch) {
+  test::writeReportFixture(path);
+  {
+    db::Database database(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
+    db::SqliteStore store(database);
+    auto run = store.beginRun(test::testRun(test::reportGpu()));
+    for (auto [layout, batch] : {std::pair{"tn", 1LL}, std::pair{"nn", 4LL}})
+      for (long long size : {2048LL, 1024LL}) {
+        auto r = test::okResult("smem_bs32", size, size, size, 6000, test::reportGpu());
+        r.key.problem.layout = layout;
+        r.key.problem.batch = batch;
+        ASSERT_TRUE(store.recordResult(run, r));
+        auto b = test::cublasBaseline(size, 1.0, "12.9");
+        b.problem.layout = layout;
+        b.problem.batch = batch;
+        ASSERT_TRUE(store.recordBaseline(run, b));
+      }
+  }
+  ReportData d = load();
+  std::vector<std::string> labels;
+  for (const auto& s : d.sizes) labels.push_back(sizeLabel(s));
+  EXPECT_EQ(labels, (std::vector<std::string>{"1024", "4096x1024x512", "2048", "4096", "1024 batch 4",
+                                              "2048 batch 4", "1024 tn", "2048 tn"}));
+  EXPECT_EQ(d.chosenSize, 3u);
+  EXPECT_NEAR(d.cublasGflops.at(4), db::gflopsOf({1024, 1024, 1024, "nn", "any", 4}, 1.0), 1e-6);
+  EXPECT_NEAR(d.cublasGflops.at(7), db::gflopsOf({2048, 2048, 2048, "tn"}, 1.0), 1e-6);
+  EXPECT_EQ(load({"", "smem", ""}).chosenSize, 3u);  // 4096³ is more work than 2048³ × 4
+
+  std::string page = HtmlReport(d).render();
+  expectWellFormed(page);
+  EXPECT_TRUE(contains(page, ">1024 tn</text>"));
+  EXPECT_TRUE(contains(page, "<td>2048 batch 4</td>"));
+  // smem's line: one polyline per group (nn, nn batch 4, tn).
+  std::string smem = page.substr(page.find("data-series=\"smem\""));
+  smem = smem.substr(0, smem.find("</g>"));
+  EXPECT_EQ(count(smem, "<polyline"), 3u);
+}
+
 TEST_F(reportData, AnEmptyDatabaseHasNothingToReport) {
   { db::Database create(path, {db::OpenMode::ReadWrite, db::OpenCheck::Quick}); }
   try {

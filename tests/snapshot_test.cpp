@@ -11,11 +11,13 @@
 #include <map>
 
 #include "CliRunner.hpp"
+#include "Database.hpp"
 #include "ExitCodes.hpp"
 #include "SystemSnapshot.hpp"
 #include "gemmtune/Library.hpp"
 #include "library_test_support.hpp"
 #include "pg_server.hpp"
+#include "store_schema_v1.hpp"
 
 namespace gemmtune::db {
 namespace {
@@ -181,6 +183,36 @@ TEST(SnapshotLibrary, TheUserStoreWinsOverTheSystemSnapshot) {
   Library fresh(Library::Options{{(dir / "missing.db").string(), system}});
   EXPECT_EQ(fresh.best(gpuA(), 2048, 2048, 2048).instance, "smem_bs32");
   EXPECT_TRUE(warnings.warnings().empty()) << warnings.joined();
+}
+
+// A snapshot written before batches (schema 1), deployed read-only: the library still serves its
+// rows, as nn single products, and `db snapshot` copies it into a current one. Neither writes it.
+TEST(SnapshotLibrary, ASnapshotOfSchemaOneStillServes) {
+  test::ScratchDir dir;
+  auto old = dir / "system-v1.db";
+  auto row = okResult("blocktile1d_bm64_bn64_bk8_tm8", 4096, 4096, 4096, 17000, gpuA());
+  row.measuredAt = "2025-01-31T12:00:01.000000Z";
+  test::writeSchemaV1Sqlite(old, test::schemaV1Rows(gpuA(), {row}, 2.5));
+  std::filesystem::permissions(old, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+  const std::string before = test::readBytes(old);
+  {
+    Library lib(Library::Options{{old.string()}});
+    Choice c = lib.best(gpuA(), 4096, 4096, 4096);
+    EXPECT_EQ(c.match, Match::exact);
+    EXPECT_EQ(c.instance, "blocktile1d_bm64_bn64_bk8_tm8");
+  }
+  auto current = (dir / "system.db").string();
+  auto res = runCli({"db", "snapshot", "--from", old.string(), "-o", current});
+  ASSERT_EQ(res.exitCode, 0) << res.err;
+  EXPECT_NE(res.out.find("1 ok result(s), 1 baseline(s)"), std::string::npos) << res.out;
+  EXPECT_EQ(test::readBytes(old), before);
+  auto snap = openStore(current, {OpenMode::ReadOnly});
+  auto rows = snap->results({});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].key.problem, (ProblemKey{4096, 4096, 4096, "nn", "any", 1}));
+  EXPECT_EQ(rows[0].cacheKeyHash, row.key.hash());
+  EXPECT_EQ(Database(current, {OpenMode::ReadOnly, OpenCheck::Quick}).queryInt("PRAGMA main.user_version"),
+            kSchemaVersion);
 }
 
 // The default system snapshot: <prefix>/share/gemmtune/system.db beside the installed library,
