@@ -1,16 +1,30 @@
 // gemmtune kernel header: the warp tiling that warptile.cu and warppipe.cu share — the geometry
 // and its rules, the multiply of one k tile held in shared memory, and the epilogue. The two
 // kernels differ only in how k tiles reach shared memory (staging registers and a double buffer,
-// or a cp.async pipeline). Self-contained (no includes) for NVRTC.
+// or a cp.async pipeline). Includes only batch.cuh (the batch argument), for NVRTC.
 //
-// Shared-memory layout of one k tile (floats): A transposed, BK rows of BM + 4 (the padding keeps
-// the lanes' float4 fragment reads apart in the banks), then B as is, BK rows of BN.
+// Shared-memory layout of one k tile (floats): A k-major, BK rows of BM + 4 (the padding keeps
+// the lanes' float4 fragment reads apart in the banks, and the copies of an A stored with k
+// contiguous, which scatter along k, too), then B k-major, BK rows of BN, or of BN + 4 when
+// PAD_B (for a B stored with k contiguous, op(B) = T: its copies scatter along k like A's).
 // Each block computes a BM x BN tile of C with THREADS / 32 warps; each warp owns a WM x WN warp
 // tile split into WMITER x WNITER sub-tiles of WSUBM x WSUBN; each thread a TM x TN piece of every
 // sub-tile (WMITER*TM x WNITER*TN results), its fragments double-buffered in registers.
 #pragma once
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS>
+#include "batch.cuh"
+
+// Moves A, B and C to this block's matrices: those of batch blockIdx.z. They live in global
+// memory (the launcher takes device pointers): said so, the compiler keeps global loads and
+// stores for pointers read from the batch's pointer arrays (generic ones otherwise).
+__device__ __forceinline__ void warpTileSelectBatch(const GemmtuneBatch& batch, const float*& A, const float*& B, float*& C) {
+  gemmtune_select_batch(batch, blockIdx.z, A, B, C);
+  __builtin_assume(__isGlobal(A));
+  __builtin_assume(__isGlobal(B));
+  __builtin_assume(__isGlobal(C));
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, bool PAD_B = false>
 struct WarpTile {
   static_assert(THREADS >= 32 && THREADS % 32 == 0, "THREADS must be a positive multiple of the warp size");
   static_assert(THREADS <= 1024, "THREADS exceeds CUDA's 1024 per block");
@@ -30,8 +44,9 @@ struct WarpTile {
   static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "the 32 lanes must exactly cover a WSUBM x WSUBN sub-tile");
 
   static constexpr int kRows = WMITER * TM, kCols = WNITER * TN;  // results per thread
-  static constexpr int kSA = BM + 4;               // row stride of transposed A in shared memory (floats)
-  static constexpr int kStage = BK * (kSA + BN);   // floats per k tile in shared memory
+  static constexpr int kSA = BM + 4;                 // row stride of A in shared memory (floats)
+  static constexpr int kSB = BN + (PAD_B ? 4 : 0);   // row stride of B in shared memory (floats)
+  static constexpr int kStage = BK * (kSA + kSB);    // floats per k tile in shared memory
 
   static constexpr int kLanesN = WSUBN / TN;  // lanes across a sub-tile's columns
 
@@ -77,7 +92,7 @@ struct WarpTile {
     float fa[2][kRows], fb[2][kCols];
     auto loadFrag = [&](int k, float* a, float* b) {
       unpack<WMITER, TM, WSUBM>(a, tile + p.aFrag + k * kSA);
-      unpack<WNITER, TN, WSUBN>(b, tile + p.bFrag + k * BN);
+      unpack<WNITER, TN, WSUBN>(b, tile + p.bFrag + k * kSB);
     };
     loadFrag(0, fa[0], fb[0]);
 #pragma unroll

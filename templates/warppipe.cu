@@ -1,59 +1,134 @@
 // gemmtune kernel template: warp-tiled SGEMM with a cp.async pipeline (family "warppipe").
 //
 // The warp tiling of warptile.cu (BM x BN per block, WM x WN per warp in WMITER x WNITER
-// sub-tiles, TM x TN per thread in each; A transposed in shared memory with rows of BM + 4 floats,
-// fragments read as float4 and double-buffered in registers), but k tiles reach shared memory
-// through a STAGES-deep cp.async pipeline (sm_80+) instead of staging registers: STAGES - 1 tiles
-// are in flight while one is multiplied, one barrier per k tile, and no registers hold tiles on
-// their way. A is copied one float at a time into its transposed place: the lanes of a warp copy
-// KC (8, or 4 where BK is not a multiple of 8) consecutive k of 32 / KC rows, so the global
-// reads are whole 32-byte sectors and, with the BM + 4 row stride, the shared-memory writes fall
-// in 32 different banks. B is copied 16 bytes at a time (the guarded form too where B is 16-byte
-// aligned and ldb % 4 == 0, zero-filling past N), otherwise one float at a time.
+// sub-tiles, TM x TN per thread in each; A and B k-major in shared memory whatever the layout,
+// A in rows of BM + 4 floats, B in rows of BN, or BN + 4 when TRANS_B; fragments read as float4
+// and double-buffered in registers), but k tiles reach shared memory through a STAGES-deep
+// cp.async pipeline (sm_80+) instead of staging registers: STAGES - 1 tiles are in flight while
+// one is multiplied, one barrier per k tile, and no registers hold tiles on their way. An operand
+// stored with k contiguous (A for op N, B for op T) is copied one float at a time into its
+// transposed place: the lanes of a warp copy KC (8, or 4 where BK is not a multiple of 8)
+// consecutive k of 32 / KC rows, so the global reads are whole 32-byte sectors and, with the
+// + 4 row stride, the shared-memory writes fall in 32 different banks (BM % 32 == 0; for B,
+// BN % 8 == 0). One stored with M or N contiguous (A for op T, B for op N) is copied 16 bytes at
+// a time (the guarded form too where it is 16-byte aligned and its ld % 4 == 0, zero-filling
+// past M or N), otherwise one float at a time.
 //
 // | parameter | meaning                                              | constraints                          |
 // |-----------|------------------------------------------------------|--------------------------------------|
 // | BM .. THREADS | as warptile.cu                                   | as warptile.cu                       |
 // | STAGES    | k tiles in shared memory (in flight + multiplied)   | >= 2                                 |
 // | GUARDED   | true: any shape/alignment; false: see below          | -                                    |
+// | TRANS_A, TRANS_B | how A and B are stored, as warptile.cu        | -                                    |
 //
 // Preconditions (enforced by the launcher):
-//   both forms: M, N, K >= 1; lda >= K, ldb >= N, ldc >= N; A, B, C 4-byte aligned;
-//               (M + BM) * lda, (K + BK) * ldb and (M + BM) * ldc each < 2^31 (32-bit offsets).
-//   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0; B and C 16-byte aligned;
-//               ldb and ldc multiples of 4 (16-byte copies of B, float4 loads/stores of C).
+//   both forms: as warptile.cu (M, N, K >= 1; lda, ldb >= the stored row length, ldc >= N;
+//               A, B, C 4-byte aligned; each operand with one tile of slack < 2^31 elements).
+//   GUARDED == false additionally: M % BM == 0, N % BN == 0, K % BK == 0; A, B and C 16-byte
+//               aligned; lda, ldb and ldc multiples of 4 (16-byte copies of the operands stored
+//               with M or N contiguous, float4 loads/stores of C).
 //   GUARDED == true: nothing more. A copy of an element outside A or B reads nothing and fills a
-//               zero (cp.async with a short source size), so the k tail needs no special case; B
-//               is copied 16 bytes at a time where B is 16-byte aligned and ldb % 4 == 0; C
-//               stores are bounds-checked, float4 where C is 16-byte aligned, ldc % 4 == 0 and
-//               N % 4 == 0 (decided once per launch).
-// Threads per block: THREADS. Grid: (ceil(N / BN), ceil(M / BM)), blockIdx.x over N.
-// Dynamic shared memory: STAGES * BK * (BM + 4 + BN) * 4 bytes (above 48 KiB the launcher opts in).
-// Contract shared by every gemmtune template: row-major C = alpha * A * B + beta * C with
-// A M x K (lda), B K x N (ldb), C M x N (ldc); beta == 0 never reads C.
-// Includes warp_tile.cuh (the warp tiling, its fragment multiply and epilogue) and cp_async.cuh
-// (the cp.async copies), family headers.
+//               zero (cp.async with a short source size), so the k tail needs no special case; an
+//               operand stored with M or N contiguous is copied 16 bytes at a time where it is
+//               16-byte aligned and its ld % 4 == 0; C stores are bounds-checked, float4 where C
+//               is 16-byte aligned, ldc % 4 == 0 and N % 4 == 0 (decided once per block: every
+//               block of a batch decides alike).
+// Batches: blockIdx.z is the batch, as warptile.cu.
+// Threads per block: THREADS. Grid: (ceil(N / BN), ceil(M / BM), batches), blockIdx.x over N.
+// Dynamic shared memory: STAGES * BK * (BM + 4 + BN + (TRANS_B ? 4 : 0)) * 4 bytes (above 48 KiB
+// the launcher opts in).
+// Contract shared by every gemmtune template: row-major C = alpha * op(A) * op(B) + beta * C with
+// op(A) M x K (lda), op(B) K x N (ldb), C M x N (ldc); beta == 0 never reads C.
+// Includes warp_tile.cuh (the warp tiling, its fragment multiply, epilogue and batch selection;
+// it includes batch.cuh) and cp_async.cuh (the cp.async copies), family headers.
 
 #include "cp_async.cuh"
 #include "warp_tile.cuh"
-#include "batch.cuh"
+
+// The copies of one operand's k tile at k0 into shared memory `s` (k-major: BK rows of KS floats),
+// one function per way the operand can be stored. EXT is its width (M for A, N for B), base the
+// block's first row or column of it, ext the matrix's (M or N). A copy of an element outside the
+// operand (guarded form) reads nothing and fills a zero, its address never formed: (ext + tile)
+// rows of ld may not fit 32-bit offsets.
+
+// Stored EXT rows of k (k contiguous: A for op(A) = N, B for op(B) = T), copied one float at a
+// time into its transposed place: the lanes of a warp copy KC (8, or 4 where BK is not a multiple
+// of 8) consecutive k of 32 / KC rows, so the global reads are whole 32-byte sectors and, with a
+// row stride KS of 4 modulo 8 floats (KS / 4 odd: EXT % 8 == 0 with the + 4 padding), the shared
+// writes of KC = 8 fall in 32 different banks.
+template <int EXT, int BK, int KS, int THREADS, bool GUARDED>
+__device__ __forceinline__ void warppipeCopyKMajor(float* s, const float* src, int ld, int base, int ext, int k0, int K, int tid) {
+  constexpr int KC = BK % 8 == 0 ? 8 : 4;
+  constexpr int kIters = (EXT * BK + THREADS - 1) / THREADS;
+  // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
+  // address live across the k loop.
+  constexpr int kUnroll = GUARDED ? 4 : kIters;
+#pragma unroll kUnroll
+  for (int it = 0; it < kIters; ++it) {
+    const int slot = tid + it * THREADS;
+    if ((EXT * BK) % THREADS == 0 || slot < EXT * BK) {
+      const int kLo = slot % KC, rest = slot / KC;
+      const int r = rest % EXT, k = (rest / EXT) * KC + kLo;
+      const bool on = !GUARDED || (base + r < ext && k0 + k < K);
+      cpAsync4(s + k * KS + r, on ? src + (base + r) * ld + k0 + k : src, on);
+    }
+  }
+}
+
+// Stored k rows of EXT (EXT contiguous: A for op(A) = T, B for op(B) = N), copied 16 bytes at a
+// time (src 16-byte aligned and ld % 4 == 0; always so in the unguarded form); the guarded form
+// copies only the floats before ext of a row's last chunk.
+template <int EXT, int BK, int KS, int THREADS, bool GUARDED>
+__device__ __forceinline__ void warppipeCopyRows16(float* s, const float* src, int ld, int base, int ext, int k0, int K, int tid) {
+  constexpr int kSlots = BK * EXT / 4;
+  constexpr int kIters = (kSlots + THREADS - 1) / THREADS;
+  constexpr int kUnroll = GUARDED ? 4 : kIters;
+#pragma unroll kUnroll
+  for (int it = 0; it < kIters; ++it) {
+    const int slot = tid + it * THREADS;
+    if (kSlots % THREADS == 0 || slot < kSlots) {
+      const int kr = slot / (EXT / 4), cq = (slot % (EXT / 4)) * 4;
+      if constexpr (!GUARDED) {
+        cpAsync16(s + kr * KS + cq, src + (k0 + kr) * ld + base + cq);
+      } else {
+        const int left = k0 + kr < K ? min(max(ext - (base + cq), 0), 4) : 0;
+        cpAsync16Part(s + kr * KS + cq, left > 0 ? src + (k0 + kr) * ld + base + cq : src, 4 * left);
+      }
+    }
+  }
+}
+
+// The same operand one float at a time: the guarded form where 16-byte copies are not safe.
+template <int EXT, int BK, int KS, int THREADS>
+__device__ __forceinline__ void warppipeCopyRows4(float* s, const float* src, int ld, int base, int ext, int k0, int K, int tid) {
+  constexpr int kSlots = BK * EXT;
+  constexpr int kIters = (kSlots + THREADS - 1) / THREADS;
+#pragma unroll 4
+  for (int it = 0; it < kIters; ++it) {
+    const int slot = tid + it * THREADS;
+    if (kSlots % THREADS == 0 || slot < kSlots) {
+      const int kr = slot / EXT, c = slot % EXT;
+      const bool on = k0 + kr < K && base + c < ext;
+      cpAsync4(s + kr * KS + c, on ? src + (k0 + kr) * ld + base + c : src, on);
+    }
+  }
+}
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS, int STAGES, bool GUARDED, bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(THREADS)
-    sgemm_warppipe(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                   const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc, GemmtuneBatch batch) {
-  using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS>;  // its static_asserts check the tiling
+    sgemm_warppipe(int M, int N, int K, float alpha, const float* __restrict__ A0, int lda,
+                   const float* __restrict__ B0, int ldb, float beta, float* __restrict__ C0, int ldc, GemmtuneBatch batch) {
+  // B stored with k contiguous (op T) is copied like A stored so: padded rows (see warp_tile.cuh).
+  using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, TRANS_B>;  // its static_asserts check the tiling
   static_assert(BM % 32 == 0, "BM must be a multiple of 32 (the BM + 4 row stride spreads A's copies over the banks)");
   static_assert(BN % 4 == 0, "BN must be a multiple of 4 (16-byte copies of B)");
   static_assert(STAGES >= 2, "STAGES must be at least 2 (one tile lands while another is multiplied)");
-  constexpr int kSA = Tile::kSA, kStage = Tile::kStage;
-  constexpr int KC = BK % 8 == 0 ? 8 : 4;   // consecutive k of one row that neighbouring lanes copy
-  constexpr int kAIters = (BM * BK + THREADS - 1) / THREADS;
-  constexpr int kBSlots4 = BK * BN / 4, kBSlots1 = BK * BN;  // 16-byte and one-float copies of B
-  constexpr int kBIters4 = (kBSlots4 + THREADS - 1) / THREADS, kBIters1 = (kBSlots1 + THREADS - 1) / THREADS;
-  // The guarded form's copy loops unroll by 4 only: fully unrolled, ptxas keeps every copy's
-  // address live across the k loop.
-  constexpr int kUnrollA = GUARDED ? 4 : kAIters, kUnrollB4 = GUARDED ? 4 : kBIters4;
+  constexpr int kSA = Tile::kSA, kSB = Tile::kSB, kStage = Tile::kStage;
+
+  const float* A = A0;  // this block's matrices: blockIdx.z is the batch
+  const float* B = B0;
+  float* C = C0;
+  warpTileSelectBatch(batch, A, B, C);
 
   extern __shared__ float4 smem4[];
   float* const smem = reinterpret_cast<float*>(smem4);
@@ -61,8 +136,9 @@ __global__ void __launch_bounds__(THREADS)
   const int tid = threadIdx.x;
   const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
 
-  // B in 16-byte copies: always unguarded; guarded where B is 16-byte aligned and ldb % 4 == 0
-  // (decided once per launch), a row's last chunk copying only the floats before N.
+  // An operand stored with its M or N contiguous goes in 16-byte copies: always unguarded;
+  // guarded where it is 16-byte aligned and its ld % 4 == 0 (decided once per launch).
+  const bool aVec = !GUARDED || ((reinterpret_cast<unsigned long long>(A) & 15) == 0 && (lda & 3) == 0);
   const bool bVec = !GUARDED || ((reinterpret_cast<unsigned long long>(B) & 15) == 0 && (ldb & 3) == 0);
 
   const int nTiles = (K + BK - 1) / BK;  // the unguarded form: K % BK == 0
@@ -73,42 +149,12 @@ __global__ void __launch_bounds__(THREADS)
       float* const As = stage;
       float* const Bs = stage + BK * kSA;
       const int k0 = tile * BK;
-#pragma unroll kUnrollA
-      for (int it = 0; it < kAIters; ++it) {
-        const int s = tid + it * THREADS;
-        if ((BM * BK) % THREADS == 0 || s < BM * BK) {
-          const int kLo = s % KC, rest = s / KC;
-          const int r = rest % BM, k = (rest / BM) * KC + kLo;
-          const bool on = !GUARDED || (rowBase + r < M && k0 + k < K);
-          // Offsets only of elements that exist: (M + BM) * lda may not fit in 32 bits.
-          cpAsync4(As + k * kSA + r, on ? A + (rowBase + r) * lda + k0 + k : A, on);
-        }
-      }
-      if (bVec) {
-#pragma unroll kUnrollB4
-        for (int it = 0; it < kBIters4; ++it) {
-          const int s = tid + it * THREADS;
-          if (kBSlots4 % THREADS == 0 || s < kBSlots4) {
-            const int kr = s / (BN / 4), cq = (s % (BN / 4)) * 4;
-            if constexpr (!GUARDED) {
-              cpAsync16(Bs + kr * BN + cq, B + (k0 + kr) * ldb + colBase + cq);
-            } else {
-              const int left = k0 + kr < K ? min(max(N - (colBase + cq), 0), 4) : 0;
-              cpAsync16Part(Bs + kr * BN + cq, left > 0 ? B + (k0 + kr) * ldb + colBase + cq : B, 4 * left);
-            }
-          }
-        }
-      } else if constexpr (GUARDED) {
-#pragma unroll 4
-        for (int it = 0; it < kBIters1; ++it) {
-          const int s = tid + it * THREADS;
-          if (kBSlots1 % THREADS == 0 || s < kBSlots1) {
-            const int kr = s / BN, c = s % BN;
-            const bool on = k0 + kr < K && colBase + c < N;
-            cpAsync4(Bs + kr * BN + c, on ? B + (k0 + kr) * ldb + colBase + c : B, on);
-          }
-        }
-      }
+      if constexpr (!TRANS_A) warppipeCopyKMajor<BM, BK, kSA, THREADS, GUARDED>(As, A, lda, rowBase, M, k0, K, tid);
+      else if (aVec) warppipeCopyRows16<BM, BK, kSA, THREADS, GUARDED>(As, A, lda, rowBase, M, k0, K, tid);
+      else if constexpr (GUARDED) warppipeCopyRows4<BM, BK, kSA, THREADS>(As, A, lda, rowBase, M, k0, K, tid);
+      if constexpr (TRANS_B) warppipeCopyKMajor<BN, BK, kSB, THREADS, GUARDED>(Bs, B, ldb, colBase, N, k0, K, tid);
+      else if (bVec) warppipeCopyRows16<BN, BK, kSB, THREADS, GUARDED>(Bs, B, ldb, colBase, N, k0, K, tid);
+      else if constexpr (GUARDED) warppipeCopyRows4<BN, BK, kSB, THREADS>(Bs, B, ldb, colBase, N, k0, K, tid);
     }
     cpAsyncCommit();
   };

@@ -6,7 +6,8 @@
 
 namespace gemmtune {
 
-Family warptileFamily();  // Warptile.cpp
+Family warptileFamily();                   // Warptile.cpp
+int warptileStageFloats(const Config& c);  // Warptile.cpp: floats of one k tile in shared memory
 
 namespace {
 
@@ -31,7 +32,7 @@ Family warppipeFamily() {
   // The register estimate is warptile's (its staging registers stand in for the copies' addresses).
   f.targetConstraints.push_back(
       {"cp_async", "cp.async pipelines need sm_80 or newer", [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }});
-  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * c["BK"] * (c["BM"] + 4 + c["BN"]) * 4; };
+  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * warptileStageFloats(c) * 4; };
   f.headers.push_back("cp_async.cuh");  // the cp.async copies, shared with thin
   return f;
 }

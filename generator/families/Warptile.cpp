@@ -1,6 +1,7 @@
 // Spec of templates/warptile.cu: a BM×BN tile of C per block, one WM×WN warp tile per warp split
-// into WMITER×WNITER sub-tiles, TM×TN results per thread in each; A transposed in shared memory,
-// float4 loads and stores in the unguarded form, shared memory and fragments double-buffered.
+// into WMITER×WNITER sub-tiles, TM×TN results per thread in each; A and B k-major in shared memory
+// whatever the layout, float4 loads and stores in the unguarded form, shared memory and fragments
+// double-buffered; any layout, batches in grid z.
 #include "../FamilyRegistry.hpp"
 
 #include <algorithm>
@@ -20,6 +21,10 @@ int estimatedRegisters(const Config& c) {
 }
 
 }  // namespace
+
+// Floats of one k tile in shared memory (templates/warp_tile.cuh): A in BK rows of BM + 4, B in BK
+// rows of BN, or of BN + 4 where B is stored with k contiguous (op(B) = T, copied like A).
+int warptileStageFloats(const Config& c) { return c["BK"] * (c["BM"] + 4 + c["BN"] + (c.layout.transB ? 4 : 0)); }
 
 // Not file-local: warppipe (Warppipe.cpp) is this family with a cp.async pipeline and builds on
 // its parameters and constraints.
@@ -76,12 +81,9 @@ Family warptileFamily() {
        }},
   };
   f.threadsPerBlock = [](const Config& c) { return c["THREADS"]; };
-  f.dynamicSmemBytes = [](const Config& c) { return 2 * c["BK"] * (c["BM"] + 4 + c["BN"]) * 4; };
+  f.dynamicSmemBytes = [](const Config& c) { return 2 * warptileStageFloats(c) * 4; };
   f.staticSmemBytes = [](const Config&) { return 0; };
-  f.plan = [](const Config& c, const GemmProblem& p) {
-    if (p.layout != Layout{} || p.batch > 1) return LaunchPlan::refused("warptile reads nn, one matrix per call, only (so far)");
-    return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
-  };
+  f.plan = [](const Config& c, const GemmProblem& p) { return tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4}); };
   return f;
 }
 
