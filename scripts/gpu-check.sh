@@ -10,7 +10,8 @@
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
-#        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass)
+#        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
+#        database of an earlier tune step; BENCH_ARGS adds gemm_bench options, e.g. "--layouts nn,tn")
 #        (default: build gpu-tests — compile-bench compiles every family's whole space, CUTLASS's
 #        included, minutes on 16 cores; `build tune bench` gives the tuning cost and the
 #        benchmark table: gemm_bench on the database the tune step wrote, CSV kept as bench.csv)
@@ -92,7 +93,8 @@ for step in "${steps[@]}"; do
     tune)
       export GEMMTUNE_DB="$tune_db" XDG_CACHE_HOME="$cache_home"
       # A database or compile cache kept from an earlier check would make the cold pass warm.
-      rm -rf "$tune_db" "$tune_db-wal" "$tune_db-shm" "$cache_home"
+      # TUNE_KEEP=1 adds to the database of an earlier tune step (another layout or batch).
+      [ -n "${TUNE_KEEP:-}" ] || rm -rf "$tune_db" "$tune_db-wal" "$tune_db-shm" "$cache_home"
       for pass in ${TUNE_PASSES:-cold warm}; do
         t1=$(date +%s)
         timeout "$(capped "${TUNE_TIMEOUT:-300}")" "$build/cli/gemmtune" tune --gpu auto --sizes "${TUNE_SIZES:-1024..8192}" \
@@ -129,7 +131,7 @@ for step in "${steps[@]}"; do
         note bench "skipped: no $tune_db (run the tune step first)"
       else
         XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-900}")" "$build/bench/gemm_bench" --db "$tune_db" \
-          --csv "$out/bench.csv" >"$out/bench.txt" 2>"$out/bench.log"
+          --csv "$out/bench.csv" ${BENCH_ARGS:-} >"$out/bench.txt" 2>"$out/bench.log"
         rc=$?
         cat "$out/bench.txt"; tail -5 "$out/bench.log"
         note bench "rc=$rc ($(elapsed $t0))"
