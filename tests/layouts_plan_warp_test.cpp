@@ -12,6 +12,12 @@ using namespace gemmtune;
 
 namespace {
 
+// The plan of `config` compiled for the problem's layout (planLaunch refuses another layout).
+LaunchPlan planFor(Config config, const GemmProblem& problem) {
+  config.layout = problem.layout;
+  return planLaunch(config, problem);
+}
+
 const FamilyRegistry& reg() { return FamilyRegistry::builtin(); }
 
 // The classic configurations (unguarded): 128x128 tiles of BK 8, 256 threads; warppipe 3 stages.
@@ -38,7 +44,7 @@ TEST(WarpLayouts, PackedBatchesOfEveryLayoutRunUnguardedWithOneGridLayerPerBatch
       const Config c = formFor(reg().parseName(name), p);
       EXPECT_FALSE(c.guarded);
       EXPECT_EQ(c.layout, layout);
-      const LaunchPlan plan = planLaunch(c, p);
+      const LaunchPlan plan = planFor(c, p);
       ASSERT_TRUE(plan.runnable()) << plan.refusal;
       ASSERT_EQ(plan.launches.size(), 1u);
       const KernelLaunch& k = plan.launches[0];
@@ -74,10 +80,10 @@ TEST(WarpLayouts, OddSizesOfEveryLayoutRunGuardedWithTheGridRoundedUp) {
       const GemmProblem p = problem(1000, 257, 37, layout, 3);
       const Config c = formFor(reg().parseName(name), p);
       EXPECT_TRUE(c.guarded);
-      const LaunchPlan plan = planLaunch(c, p);
+      const LaunchPlan plan = planFor(c, p);
       ASSERT_TRUE(plan.runnable()) << plan.refusal;
       EXPECT_EQ(plan.launches.at(0).grid, (Dim3{3, 8, 3}));  // ceil(257 / 128), ceil(1000 / 128)
-      const LaunchPlan one = planLaunch(c, problem(1, 1, 1, layout));
+      const LaunchPlan one = planFor(c, problem(1, 1, 1, layout));
       ASSERT_TRUE(one.runnable()) << one.refusal;
       EXPECT_EQ(one.launches.at(0).grid, (Dim3{1, 1, 1}));
     }
@@ -90,34 +96,34 @@ TEST(WarpLayouts, TheUnguardedFormRefusesLeadingDimensionsAndAlignmentsItCannotL
       Config c = reg().parseName(name);
       c.layout = layout;
       GemmProblem p = problem(256, 256, 256, layout, 3);
-      ASSERT_TRUE(planLaunch(c, p).runnable());
+      ASSERT_TRUE(planFor(c, p).runnable());
 
       GemmProblem oddLda = p;
       oddLda.lda = 257;  // at least the stored row length (256) in every layout, but not float4 rows
       oddLda.strideA = 256 * 257;
-      EXPECT_EQ(planLaunch(c, oddLda).refusal,
+      EXPECT_EQ(planFor(c, oddLda).refusal,
                 "4-float loads need lda, ldb, ldc multiples of 4, got " + oddLda.text());
       EXPECT_TRUE(formFor(c, oddLda).guarded);
-      EXPECT_TRUE(planLaunch(formFor(c, oddLda), oddLda).runnable());
+      EXPECT_TRUE(planFor(formFor(c, oddLda), oddLda).runnable());
 
       GemmProblem oddStride = p;
       oddStride.alignB = 4;  // batch b's B starts at B + b·strideB: a stride of 2 mod 4 floats
-      EXPECT_EQ(planLaunch(c, oddStride).refusal,
+      EXPECT_EQ(planFor(c, oddStride).refusal,
                 "4-float loads need 16-byte aligned A, B and C, got " + oddStride.text());
       EXPECT_TRUE(formFor(c, oddStride).guarded);
 
       GemmProblem arrays = p;
       arrays.pointerArrays = true;  // not read on the host: 4-byte aligned as far as the plan knows
       arrays.alignA = arrays.alignB = arrays.alignC = 4;
-      EXPECT_FALSE(planLaunch(c, arrays).runnable());
+      EXPECT_FALSE(planFor(c, arrays).runnable());
       const Config guarded = formFor(c, arrays);
       EXPECT_TRUE(guarded.guarded);
-      const LaunchPlan plan = planLaunch(guarded, arrays);
+      const LaunchPlan plan = planFor(guarded, arrays);
       ASSERT_TRUE(plan.runnable()) << plan.refusal;
       EXPECT_EQ(plan.launches.at(0).grid.z, 3u);
 
       GemmProblem ragged = problem(256, 256, 252, layout);  // K not a multiple of BK = 8
-      EXPECT_EQ(planLaunch(c, ragged).refusal,
+      EXPECT_EQ(planFor(c, ragged).refusal,
                 "the unguarded form needs M % 128 == N % 128 == K % 8 == 0, got " + ragged.text());
     }
 }
@@ -139,10 +145,10 @@ TEST(WarpLayouts, NoFormRunsLeadingDimensionsBelowTheStoredRowLength) {
     for (const Case& k : cases) {
       GemmProblem p = problem(64, 48, 32, k.layout);
       c.layout = k.layout;
-      ASSERT_TRUE(planLaunch(c, p).runnable()) << planLaunch(c, p).refusal;
+      ASSERT_TRUE(planFor(c, p).runnable()) << planFor(c, p).refusal;
       p.lda = k.lda, p.ldb = k.ldb;
-      EXPECT_NE(planLaunch(c, p).refusal.find(k.message), std::string::npos)
-          << name << " " << k.layout.text() << ": " << planLaunch(c, p).refusal;
+      EXPECT_NE(planFor(c, p).refusal.find(k.message), std::string::npos)
+          << name << " " << k.layout.text() << ": " << planFor(c, p).refusal;
     }
   }
 }
@@ -161,17 +167,17 @@ TEST(WarpLayouts, ReachIsCheckedOnTheRowsEachLayoutStores) {
     c.layout = k.layout;
     GemmProblem p = problem(16, 16, 1, k.layout);
     p.*k.ld = k.tooLong;
-    EXPECT_NE(planLaunch(c, p).refusal.find("2^31"), std::string::npos) << k.layout.text() << ": " << planLaunch(c, p).refusal;
+    EXPECT_NE(planFor(c, p).refusal.find("2^31"), std::string::npos) << k.layout.text() << ": " << planFor(c, p).refusal;
     p.*k.ld = 1 << 20;
-    EXPECT_TRUE(planLaunch(c, p).runnable()) << k.layout.text() << ": " << planLaunch(c, p).refusal;
+    EXPECT_TRUE(planFor(c, p).runnable()) << k.layout.text() << ": " << planFor(c, p).refusal;
   }
 }
 
 TEST(WarpLayouts, MoreBatchesThanOneGridLayerPerBatchAllowsAreRefused) {
   for (const char* name : kClassics) {
     const Config c = reg().parseName(std::string(name) + "_guarded");
-    EXPECT_TRUE(planLaunch(c, problem(8, 8, 8, kTt, 65535)).runnable());
-    EXPECT_NE(planLaunch(c, problem(8, 8, 8, kTt, 65536)).refusal.find("more than 65535 batches"), std::string::npos);
+    EXPECT_TRUE(planFor(c, problem(8, 8, 8, kTt, 65535)).runnable());
+    EXPECT_NE(planFor(c, problem(8, 8, 8, kTt, 65536)).refusal.find("more than 65535 batches"), std::string::npos);
   }
 }
 

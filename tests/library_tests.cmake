@@ -7,6 +7,7 @@ gemmtune_add_test(library_sgemm_test SOURCES library_sgemm_test.cpp LIBS ${libra
 gemmtune_add_test(library_cubin_check_test SOURCES library_cubin_check_test.cpp LIBS ${library_test_libs})
 # cuBLAS, the reference, comes from the tuner's worker: only this test links the tuner.
 gemmtune_add_test(library_gpu_test SOURCES library_gpu_test.cpp LIBS ${library_test_libs} gemmtune_tuner GPU)
+gemmtune_add_test(library_layouts_gpu_test SOURCES library_layouts_gpu_test.cpp LIBS ${library_test_libs} GPU)
 
 # Installs this build tree into a scratch prefix, then configures, builds and runs
 # examples/consumer against it: the package works the way a user would take it. Not under
