@@ -19,6 +19,7 @@ std::size_t Dispatcher::ShapeKeyHash::operator()(const ShapeKey& key) const noex
   h = mix(h, static_cast<std::uint32_t>(key.k));
   h = mix(h, (std::uint64_t(static_cast<std::uint32_t>(key.lda)) << 32) | static_cast<std::uint32_t>(key.ldb));
   h = mix(h, static_cast<std::uint32_t>(key.ldc));
+  h = mix(h, static_cast<std::uint64_t>(key.callBatch));
   h = mix(h, (std::uint64_t(static_cast<std::uint32_t>(key.batch)) << 8) | (key.layout.transA << 2) |
                  (key.layout.transB << 1) | static_cast<unsigned>(key.pointerArrays));
   return static_cast<std::size_t>(
@@ -107,10 +108,21 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
   try {
     unsigned long long context = 0;
     if (Status s = currentContext(context, error); s != Status::ok) return s;
-    // Batches beyond one launch's grid run as several launches, in order, on the stream.
-    for (long long first = 0; first < call.batch; first += kBatchesPerLaunch) {
-      const SgemmArgs args = argsOf(call, first, std::min(kBatchesPerLaunch, call.batch - first));
-      if (Status s = launchOnce(stream, context, args, error); s != Status::ok) return s;
+    // Batches beyond one launch's grid run as several launches, in order, on the stream; the
+    // first and the last (the only shapes) are prepared before any runs, so that a failure
+    // leaves C untouched.
+    const long long per = std::min(kBatchesPerLaunch, call.batch), last = call.batch - (call.batch - 1) / per * per;
+    const Launch& full = launchFor(context, argsOf(call, 0, per), call.batch);
+    const Launch& tail = launchFor(context, argsOf(call, call.batch - last, last), call.batch);
+    for (const Launch* l : {&full, &tail})
+      if (!l->error.empty()) {
+        error = l->error;
+        return Status::launch_failed;
+      }
+    for (long long first = 0; first < call.batch; first += per) {
+      const long long count = std::min(per, call.batch - first);
+      if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error); s != Status::ok)
+        return s;
     }
     return Status::ok;
   } catch (const std::exception& e) {
@@ -121,25 +133,24 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
   return Status::launch_failed;
 }
 
-Status Dispatcher::launchOnce(CUstream stream, unsigned long long context, const SgemmArgs& args, std::string& error) {
+const Dispatcher::Launch& Dispatcher::launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch) {
   const GemmProblem problem = problemOf(args);
   const ShapeKey key{context, args.m, args.n, args.k, args.lda, args.ldb, args.ldc, args.layout, args.batch.count,
-                     problem.pointerArrays, static_cast<unsigned char>(problem.alignA),
+                     callBatch, problem.pointerArrays, static_cast<unsigned char>(problem.alignA),
                      static_cast<unsigned char>(problem.alignB), static_cast<unsigned char>(problem.alignC),
                      problem.betaZero};
-  const Launch* launch = nullptr;
   {
     std::shared_lock lock(launchesMutex_);
-    if (auto it = launches_.find(key); it != launches_.end()) launch = &it->second;
+    if (auto it = launches_.find(key); it != launches_.end()) return it->second;
   }
-  if (!launch) launch = &prepared(key);
-  if (!launch->error.empty()) {
-    error = launch->error;
-    return Status::launch_failed;
-  }
-  Workspace* workspace = launch->plan.workspaceBytes > 0 ? &workspaceOf(key.context, stream) : nullptr;
-  if (CUresult r = launch->kernel->run(launch->plan, args, stream, workspace); r != CUDA_SUCCESS) {
-    error = fmt::format("cuLaunchKernel({}) for {}: {}", launch->instance, problem.text(), driver_->describe(r));
+  return prepared(key);
+}
+
+Status Dispatcher::run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
+                       std::string& error) {
+  Workspace* workspace = launch.plan.workspaceBytes > 0 ? &workspaceOf(context, stream) : nullptr;
+  if (CUresult r = launch.kernel->run(launch.plan, args, stream, workspace); r != CUDA_SUCCESS) {
+    error = fmt::format("cuLaunchKernel({}) for {}: {}", launch.instance, problemOf(args).text(), driver_->describe(r));
     return Status::launch_failed;
   }
   return Status::ok;
@@ -180,7 +191,9 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
     launch.error = fmt::format("cannot query the current context's GPU: {}", e.what());
     return launch;
   }
-  Plan plan = planner_.plan(gpu, problem.shape());
+  GemmShape asked = problem.shape();
+  asked.batch = key.callBatch;  // tuned rows are the whole call's
+  Plan plan = planner_.plan(gpu, asked);
   Config fallback = defaultConfig();
   fallback.layout = problem.layout;  // the default family reads every layout
   std::vector<Attempt> attempts;

@@ -1,7 +1,8 @@
-// Dispatcher: sgemm() calls to kernel launches. The first call for a (CUDA context, M, N, K)
-// plans the configuration and loads its kernel into that context (modules belong to one
-// context); the prepared launch is then kept, so a repeated call costs two driver queries for
-// the current context, a hash lookup under a shared lock, and cuLaunchKernel.
+// Dispatcher: sgemm() calls to kernel launches. The first call for a (CUDA context, launch
+// shape: sizes, layout, leading dimensions, batch, alignment, beta class) plans the configuration
+// and loads its kernel into that context (modules belong to one context); the prepared launch is
+// then kept, so a repeated call costs two driver queries for the current context, a hash lookup
+// under a shared lock, and cuLaunchKernel.
 #pragma once
 
 #include <cuda.h>
@@ -34,8 +35,8 @@ class Dispatcher {
   // A row-major call (asRowMajor), already validated. `error` is set for every status but ok.
   Status sgemm(CUstream stream, const GemmCall& call, std::string& error) noexcept;
 
-  // Batches per launch at most: with a kernel's K slices they share grid z (65535 at most).
-  static constexpr long long kBatchesPerLaunch = 2048;
+  // Batches per launch at most: with a kernel's K slices (64 at most) they share grid z (65535).
+  static constexpr long long kBatchesPerLaunch = 65535 / 64;
 
  private:
   // Everything a launch plan depends on: sizes, layout, leading dimensions, batch count and form,
@@ -44,7 +45,8 @@ class Dispatcher {
     unsigned long long context = 0;  // cuCtxGetId: unique for the process, unlike a CUcontext address
     int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
     Layout layout{};
-    int batch = 1;
+    int batch = 1;              // this launch's batches (its plan's grid z)
+    long long callBatch = 1;    // the call's: what the tuned rows are looked up by
     bool pointerArrays = false;
     unsigned char alignA = 16, alignB = 16, alignC = 16;
     bool betaZero = true;
@@ -68,8 +70,10 @@ class Dispatcher {
   const CudaDriver* driver() noexcept;
   // The current context's id, or a Status other than ok with `error` set.
   Status currentContext(unsigned long long& id, std::string& error);
-  // One launch of `args` (at most kBatchesPerLaunch batches) in `context`.
-  Status launchOnce(CUstream stream, unsigned long long context, const SgemmArgs& args, std::string& error);
+  // The prepared launch of `args` (at most kBatchesPerLaunch batches of a call of `callBatch`).
+  const Launch& launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch);
+  Status run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
+             std::string& error);
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();

@@ -103,7 +103,10 @@ Status Library::sgemmBatched(CUstream_st* stream, Order order, Op opA, Op opB, i
   call.arrayA = A, call.arrayB = B, call.arrayC = C;
   // Null arrays are the caller's mistake; the call form says arrays were meant.
   if (!A || !B || !C) {
-    tlsLastError = fmt::format("null pointer array for {}", !A ? "A" : !B ? "B" : "C");
+    try {
+      tlsLastError = fmt::format("null pointer array for {}", !A ? "A" : !B ? "B" : "C");
+    } catch (...) {  // formatting ran out of memory
+    }
     return Status::invalid_argument;
   }
   return run(stream, call);

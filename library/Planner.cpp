@@ -161,7 +161,9 @@ Plan Planner::planFor(const GpuSpec& gpu, const GemmShape& shape) {
   if (p.choice.match == Match::nearest_size)
     p.choice.note = fmt::format("{} was measured at {}, chosen for {} as the {}{}", r.measuredInstance,
                                 p.choice.measuredSize, shape.str(), r.reason,
-                                r.instance != r.measuredInstance ? " (guarded form: its tiles do not divide the size)" : "");
+                                r.config->guarded && !r.measuredInstance.ends_with("_guarded")
+                                    ? " (guarded form: its tiles do not divide the size)"
+                                    : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);
   return p;

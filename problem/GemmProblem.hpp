@@ -3,7 +3,7 @@
 // whether beta is zero. Launch plans, the worker, the library and the lookup all describe a call
 // with it; it sits below the device layer and the generator so that both can speak of problems
 // without depending on each other. Column-major callers map onto it in one place
-// (fromColumnMajor).
+// (library/GemmCall.hpp, asRowMajor).
 #pragma once
 
 #include <cstdint>

@@ -50,11 +50,11 @@ double predictedHere(const Config& config, const StoredResult& row, const Proble
 // Memo key from the fields the fingerprint covers and the SM clock (the speed bound reads it), so
 // a warm lookup does not hash.
 std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
-  return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}", g.name, g.ccMajor,
+  return fmt::format("{}|{}.{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{}|{}", g.name, g.ccMajor,
                      g.ccMinor, g.smCount, g.maxThreadsPerBlock, g.maxThreadsPerSm, g.maxBlocksPerSm, g.warpSize,
                      g.regsPerSm, g.regsPerBlock, g.maxRegsPerThread, g.regAllocUnit, g.smemPerSm, g.smemPerBlock,
                      g.smemPerBlockOptin, g.smemReservedPerBlock, g.l2Bytes, g.memClockKhz, g.memBusWidthBits,
-                     g.clockKhz, p.m, p.n, p.k, p.layout, p.betaClass, family);
+                     g.clockKhz, p.m, p.n, p.k, p.layout, p.batch, p.betaClass, family);
 }
 
 }  // namespace
@@ -130,7 +130,11 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
     return std::nullopt;
   }
-  // A row of another layout (the fallback to nn rows) runs the asked layout: every family reads all four.
+  // A row measures its own layout's kernel; then (the fallbacks) it may run the asked layout.
+  if (config.layout.text() != row.key.problem.layout) {
+    skip(row, fmt::format("its instance reads layout {}, the row says {}", config.layout.text(), row.key.problem.layout));
+    return std::nullopt;
+  }
   config.layout = shapeOf(asked).layout;
   if (!config.guarded && !planLaunch(config, GemmProblem::packed(shapeOf(asked))).runnable()) {
     if (exact) {
@@ -194,7 +198,7 @@ std::vector<Lookup::Candidate> Lookup::validAt(Reads& reads, const ProblemKey& s
 Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   const ProblemKey& asked = reads.asked;
   auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
-  std::erase(sizes, asked);
+  std::erase(sizes, reads.rowsOf);  // already read as the exact candidate
   std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
     double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
     if (da != db) return da < db;
@@ -230,22 +234,28 @@ LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const 
   auto id = gpuId(gpu);
   if (!id) return {};
   if (LookupResult r = computeFrom(gpu, *id, asked, asked, family); r.quality != MatchQuality::none) return r;
-  // No row of this layout and batch: the plain problem's rows (nn, one matrix) are the best
-  // evidence left — the same tiles suit the same sizes — and beat the untuned default.
-  ProblemKey plain = asked;
-  plain.layout = "nn", plain.batch = 1;
-  if (plain == asked) return {};
-  LookupResult r = computeFrom(gpu, *id, asked, plain, family);
-  if (r.quality == MatchQuality::none) return r;
-  r.quality = MatchQuality::nearest_size;
-  r.reason = fmt::format("{} (no tuned {} row: measured as nn, one matrix)", r.reason.empty() ? "fastest measured" : r.reason,
-                         shapeOf(asked).str());
-  return r;
+  // No valid row of this layout and batch: the nearest evidence left, in this order — the same
+  // layout unbatched, the plain layout at this batch, the plain problem (the same tiles suit the
+  // same sizes; every family reads every layout) — beats the untuned default.
+  const ProblemKey tried[] = {ProblemKey{asked.m, asked.n, asked.k, asked.layout, asked.betaClass, 1},
+                              ProblemKey{asked.m, asked.n, asked.k, "nn", asked.betaClass, asked.batch},
+                              ProblemKey{asked.m, asked.n, asked.k, "nn", asked.betaClass, 1}};
+  for (std::size_t i = 0; i < std::size(tried); ++i) {
+    const ProblemKey& rowsOf = tried[i];
+    if (rowsOf == asked || std::find(tried, tried + i, rowsOf) != tried + i) continue;
+    LookupResult r = computeFrom(gpu, *id, asked, rowsOf, family);
+    if (r.quality == MatchQuality::none) continue;
+    r.quality = MatchQuality::nearest_size;
+    r.reason = fmt::format("{} (no tuned {} row: measured as {})", r.reason.empty() ? "fastest measured" : r.reason,
+                           shapeOf(asked).str(), shapeOf(rowsOf).str());
+    return r;
+  }
+  return {};
 }
 
 LookupResult Lookup::computeFrom(const GpuSpec& gpu, std::int64_t id, const ProblemKey& asked, const ProblemKey& rowsOf,
                                  const std::string& family) {
-  Reads reads{gpu, asked, id, {}, {}};
+  Reads reads{gpu, asked, rowsOf, id, {}, {}};
   reads.filter.gpuId = id;
   reads.filter.status = "ok";
   reads.filter.layout = rowsOf.layout;

@@ -13,8 +13,9 @@
 // their fastest valid rows, and the row whose time the wave model (WaveModel.hpp) predicts
 // fastest at the asked size wins, in its guarded form unless its tiles divide the asked size:
 // a tile that fit the nearest shape's grid but splits the asked one into a partial wave loses to
-// one that fits. A layout or batch with no valid row at all is served from the nn, one-matrix
-// rows the same way (nearest_size, the reason says so). `none` when nothing is valid.
+// one that fits. A layout or batch with no valid row at all is served the same way from the
+// rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
+// (nearest_size, the reason says which). `none` when nothing is valid.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +87,7 @@ class Lookup {
   struct Reads {
     const GpuSpec& gpu;
     const ProblemKey& asked;
+    const ProblemKey& rowsOf;  // whose layout and batch the rows are (asked's, or a fallback's)
     std::int64_t gpuId;
     ResultFilter filter;
     std::deque<std::vector<StoredResult>> kept;

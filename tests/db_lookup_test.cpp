@@ -326,3 +326,43 @@ TEST(dbLookupRule, ARowTimedAboveTheRatedClockIsJudgedAtItsOwnClock) {
   row.gflops = 19000;
   EXPECT_NE(implausibleSpeed(row, board, PrecisionClass::strict).value_or("").find("2373 MHz"), std::string::npos);
 }
+
+// Layouts and batches (issue 27): the memo tells batches apart, an untuned layout or batch is
+// served from the nearest evidence in a fixed order, and a row whose instance reads another
+// layout than its row names is skipped.
+TEST_F(dbLookup, BatchesAreAnsweredApartAndUntunedOnesFallBackInOrder) {
+  auto addAt = [&](const std::string& instance, const char* layout, long long batch, double gflops) {
+    db::ResultRecord r = test::okResult(instance, 512, 512, 512, gflops);
+    r.key.problem.layout = layout;
+    r.key.problem.batch = batch;
+    ASSERT_TRUE(store.recordResult(run, r));
+  };
+  addAt("smem_bs32", "nn", 1, 9000);
+  addAt("blocktile1d_bm64_bn64_bk8_tm8_tn", "tn", 1, 15000);
+  addAt("blocktile1d_bm128_bn64_bk8_tm8", "nn", 64, 20000);
+  Lookup lookup(store, present());
+  const auto one = lookup.best(gpu, {512, 512, 512, "nn", "any", 1});
+  const auto batched = lookup.best(gpu, {512, 512, 512, "nn", "any", 64});
+  EXPECT_EQ(one.instance, "smem_bs32");
+  EXPECT_EQ(batched.quality, MatchQuality::exact);
+  EXPECT_EQ(batched.instance, "blocktile1d_bm128_bn64_bk8_tm8");
+  EXPECT_EQ(lookup.computedCount(), 2u);  // the memo key holds the batch
+  // tn batch 64: no row; tn unbatched comes first, in the asked layout.
+  const auto tnBatched = lookup.best(gpu, {512, 512, 512, "tn", "any", 64});
+  EXPECT_EQ(tnBatched.quality, MatchQuality::nearest_size);
+  EXPECT_EQ(tnBatched.instance, "blocktile1d_bm64_bn64_bk8_tm8_tn");
+  EXPECT_NE(tnBatched.reason.find("measured as 512 tn"), std::string::npos) << tnBatched.reason;
+  // nt: nothing of nt at all; nn at the same batch before nn unbatched, run as nt.
+  const auto ntBatched = lookup.best(gpu, {512, 512, 512, "nt", "any", 64});
+  EXPECT_EQ(ntBatched.instance, "blocktile1d_bm128_bn64_bk8_tm8_nt");
+  EXPECT_NE(ntBatched.reason.find("measured as 512 batch 64"), std::string::npos) << ntBatched.reason;
+  EXPECT_EQ(lookup.best(gpu, {512, 512, 512, "nt", "any", 1}).instance, "smem_bs32_nt");
+}
+
+TEST_F(dbLookup, ARowWhoseInstanceReadsAnotherLayoutIsSkipped) {
+  db::ResultRecord r = test::okResult("smem_bs32", 512, 512, 512, 9000);  // an nn kernel ...
+  r.key.problem.layout = "tn";                                              // ... stored as tn
+  ASSERT_TRUE(store.recordResult(run, r));
+  Lookup lookup(store, present());
+  EXPECT_EQ(lookup.best(gpu, {512, 512, 512, "tn", "any", 1}).quality, MatchQuality::none);
+}

@@ -34,7 +34,7 @@ struct GemmCall;
 }  // namespace library
 
 enum class Match {
-  exact,           // measured at this M, N, K on this GPU
+  exact,           // measured at this M, N, K, layout and batch on this GPU
   nearest_size,    // measured at one of the nearest sizes, predicted fastest here (guarded form when the tiles do not divide)
   default_config,  // nothing usable measured: the built-in default configuration
 };
@@ -120,8 +120,8 @@ class Library {
   // `batch` independent products in one call: product b reads A + b·strideA and B + b·strideB and
   // writes C + b·strideC (strides in floats, like cublasSgemmStridedBatched). Strides of A or B may
   // be 0 (one matrix for every batch); the batches' C must not overlap (strideC at least one C:
-  // (M - 1)·ldc + N row-major, (N - 1)·ldc + M column-major). Batches beyond the GPU's grid limit run
-  // as several launches, in order, on `stream`.
+  // (M - 1)·ldc + N row-major, (N - 1)·ldc + M column-major). More than 1023 batches run as
+  // several launches (grid z holds batches × K slices), in order, on `stream`.
   Status sgemmStridedBatched(CUstream_st* stream, Order order, Op opA, Op opB, int M, int N, int K, float alpha,
                              const float* A, int lda, long long strideA, const float* B, int ldb, long long strideB,
                              float beta, float* C, int ldc, long long strideC, int batch) noexcept;
