@@ -97,7 +97,8 @@ class Library {
   // so a choice can be planned on a machine without that GPU. Throws only for M, N or K < 1.
   Choice best(const GpuSpec& gpu, long long M, long long N, long long K);
   // The same for row-major op(A)·op(B) and `batch` products per call (strided or pointer arrays
-  // alike). Throws only as above and for batch < 1.
+  // alike). A column-major call (opA, opB, M, N, K) runs as the row-major (opB, opA, N, M, K): ask
+  // for that. Throws only as above and for batch < 1.
   Choice best(int device, Op opA, Op opB, long long M, long long N, long long K, long long batch = 1);
   Choice best(const GpuSpec& gpu, Op opA, Op opB, long long M, long long N, long long K, long long batch = 1);
 
