@@ -36,6 +36,14 @@ std::string CacheKey::hash() const {
   return Sha256::of(parts.dump());
 }
 
+ProblemKey problemKeyOf(const GemmShape& s, std::string betaClass) {
+  return ProblemKey{s.M, s.N, s.K, s.layout.text(), std::move(betaClass), s.batch};
+}
+
+GemmShape shapeOf(const ProblemKey& key) {
+  return GemmShape{key.m, key.n, key.k, Layout::parse(key.layout).value_or(Layout{}), key.batch};
+}
+
 std::string layoutAndBatchSuffix(const ProblemKey& p) {
   std::string out = p.layout == "nn" ? std::string() : " " + p.layout;
   if (p.batch != 1) out += fmt::format(" batch {}", p.batch);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "GemmShape.hpp"
 #include "gemmtune/GpuSpec.hpp"
 
 namespace gemmtune::db {
@@ -31,6 +32,11 @@ struct ProblemKey {
   long long batch = 1;
   bool operator==(const ProblemKey&) const = default;
 };
+
+// The key of a problem the rest of the house names by GemmShape (problem/GemmShape.hpp), and back;
+// a stored layout that is none of nn, nt, tn, tt reads as nn (problemKeyProblem refuses such rows).
+ProblemKey problemKeyOf(const GemmShape& shape, std::string betaClass = "any");
+GemmShape shapeOf(const ProblemKey& key);
 
 // What a size label adds for a layout other than nn and a batch other than 1, in GemmShape::str()'s
 // words: " tn", " batch 64", " tn batch 64"; empty for nn batch 1.

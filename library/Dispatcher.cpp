@@ -194,8 +194,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
-  Config fallback = defaultConfig();
-  fallback.layout = problem.layout;  // the default family reads every layout
+  const Config fallback = defaultConfig(problem.layout);
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});
   attempts.push_back({plan.config, false});

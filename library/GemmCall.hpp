@@ -9,6 +9,9 @@
 
 namespace gemmtune::library {
 
+// The layout of op(A), op(B) in the row-major view.
+inline Layout layoutOf(Op opA, Op opB) { return {opA == Op::T, opB == Op::T}; }
+
 struct GemmCall {
   Order order = Order::row_major;
   Op opA = Op::N, opB = Op::N;
@@ -28,7 +31,7 @@ struct GemmCall {
   float* const* arrayC = nullptr;
 
   bool pointerArrays() const { return arrayA || arrayB || arrayC; }
-  Layout layout() const { return {opA == Op::T, opB == Op::T}; }
+  Layout layout() const { return layoutOf(opA, opB); }
 };
 
 // Why `call` is not a valid call, naming the argument as the caller wrote it (ld, strides and

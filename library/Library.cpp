@@ -25,7 +25,7 @@ void checkSize(long long M, long long N, long long K, long long batch = 1) {
 }
 
 GemmShape shapeOf(Op opA, Op opB, long long M, long long N, long long K, long long batch) {
-  return GemmShape{M, N, K, Layout{opA == Op::T, opB == Op::T}, batch};
+  return GemmShape{M, N, K, library::layoutOf(opA, opB), batch};
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include "FamilyRegistry.hpp"
 #include "Lookup.hpp"
 #include "PresentEnvironment.hpp"
-#include "ProblemKeys.hpp"
 #include "SystemSnapshot.hpp"
 
 namespace gemmtune::library {
@@ -21,11 +20,15 @@ constexpr const char* kTuneHint = "run `gemmtune tune` to add tuned results";
 
 }  // namespace
 
-Config defaultConfig() { return FamilyRegistry::builtin().libraryDefault(); }
+Config defaultConfig(const Layout& layout) {
+  Config c = FamilyRegistry::builtin().libraryDefault();
+  c.layout = layout;
+  return c;
+}
 
-Plan Planner::fallback(std::string why) {
+Plan Planner::fallback(std::string why, const Layout& layout) {
   Plan p;
-  p.config = defaultConfig();
+  p.config = defaultConfig(layout);
   p.choice.instance = p.config.name();
   p.choice.match = Match::default_config;
   p.choice.note = std::move(why);
@@ -106,17 +109,6 @@ std::string Planner::locations() const {
 }
 
 Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
-  Plan p = planFor(gpu, shape);
-  // The default configuration is nn: it runs the asked layout once told (every family reads all four).
-  if (p.config.layout != shape.layout) {
-    p.config.layout = shape.layout;
-    p.cubin.clear(), p.loweredNames.clear();
-    p.choice.instance = p.config.name();
-  }
-  return p;
-}
-
-Plan Planner::planFor(const GpuSpec& gpu, const GemmShape& shape) {
   std::lock_guard lock(mutex_);
   // Highest precedence first: the first exact answer wins, else the first nearest-size one.
   std::optional<serving::LookupResult> nearest;
@@ -129,7 +121,7 @@ Plan Planner::planFor(const GpuSpec& gpu, const GemmShape& shape) {
     }
     serving::LookupResult r;
     try {
-      r = source.lookup->best(gpu, serving::problemKeyOf(shape));
+      r = source.lookup->best(gpu, db::problemKeyOf(shape));
     } catch (const std::exception& e) {
       giveUp(source, fmt::format("the tuning database {} failed ({})", db::maskLocation(source.location), e.what()));
       if (unusable.empty()) unusable = source.unusable;
@@ -145,18 +137,18 @@ Plan Planner::planFor(const GpuSpec& gpu, const GemmShape& shape) {
   if (!found) found = std::move(nearest);
   bool anyUsable = false;
   for (const auto& s : sources_) anyUsable = anyUsable || s.lookup;
-  if (!anyUsable) return fallback(unusable);
+  if (!anyUsable) return fallback(unusable, shape.layout);
   if (!found) {
     std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, locations(), kTuneHint);
-    warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
-    return fallback(why);
+    warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig(shape.layout).name()));
+    return fallback(why, shape.layout);
   }
   serving::LookupResult& r = *found;
   Plan p;
   p.config = *r.config;
   p.choice.instance = r.instance;
   p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
-  p.choice.measuredSize = serving::shapeOf(r.measuredProblem).str();
+  p.choice.measuredSize = db::shapeOf(r.measuredProblem).str();
   p.choice.measuredGflops = r.gflops;
   if (p.choice.match == Match::nearest_size)
     p.choice.note = fmt::format("{} was measured at {}, chosen for {} as the {}{}", r.measuredInstance,

@@ -33,9 +33,9 @@ struct Plan {
   std::vector<std::string> loweredNames;  // its entry points, main kernel first
 };
 
-// The built-in default configuration (FamilyRegistry::libraryDefault), nn: correct for any
-// problem once its layout is set to the problem's.
-Config defaultConfig();
+// The built-in default configuration (FamilyRegistry::libraryDefault) reading `layout`: correct
+// for any problem of that layout.
+Config defaultConfig(const Layout& layout = {});
 
 class Planner {
  public:
@@ -48,8 +48,8 @@ class Planner {
   ~Planner();
 
   Plan plan(const GpuSpec& gpu, const GemmShape& shape);
-  // The default configuration, with `why` as the choice's note.
-  static Plan fallback(std::string why);
+  // The default configuration for `layout`, with `why` as the choice's note.
+  static Plan fallback(std::string why, const Layout& layout);
 
  private:
   struct Source {
@@ -59,7 +59,6 @@ class Planner {
     std::string unusable;  // why there is no lookup, for the notes of default choices
   };
   void open(Source& source);
-  Plan planFor(const GpuSpec& gpu, const GemmShape& shape);
   // `quiet`: no warning now (a missing or empty store among several, when another one is usable).
   void giveUp(Source& source, const std::string& why, bool quiet = false);
   std::string locations() const;

@@ -1,6 +1,5 @@
 #include "Lookup.hpp"
 
-#include "ProblemKeys.hpp"
 
 #include <fmt/format.h>
 

@@ -200,3 +200,22 @@ TEST(libraryBestNames, MatchAndStatusNames) {
   EXPECT_STREQ(toString(Status::no_gpu), "no_gpu");
   EXPECT_STREQ(toString(Status::launch_failed), "launch_failed");
 }
+
+// Layouts (issue 27): the default kernel reads the asked layout, a tuned nn row serves another
+// layout as that layout's kernel, and the note of a row that only changed layout does not claim
+// a guarded switch.
+TEST_F(libraryBest, EveryLayoutGetsAKernelReadingThatLayout) {
+  Library none(dir / "missing.db");
+  const Choice fallback = none.best(gpu, Op::T, Op::N, 100, 100, 100);
+  EXPECT_EQ(fallback.match, Match::default_config);
+  EXPECT_EQ(fallback.instance, "blocktile1d_bm64_bn64_bk8_tm8_tn_guarded");
+
+  test::writeDatabase(dbPath, gpu, {row("blocktile1d_bm64_bn64_bk8_tm8", 1024, 1024, 1024, 15000)});
+  Library lib(dbPath);
+  const Choice nt = lib.best(gpu, Op::N, Op::T, 1024, 1024, 1024, 8);
+  EXPECT_EQ(nt.match, Match::nearest_size);
+  EXPECT_EQ(nt.instance, "blocktile1d_bm64_bn64_bk8_tm8_nt");
+  EXPECT_EQ(nt.measuredSize, "1024");
+  EXPECT_EQ(nt.note.find("guarded form"), std::string::npos) << nt.note;
+  EXPECT_NE(nt.note.find("measured as 1024"), std::string::npos) << nt.note;
+}

@@ -7,7 +7,6 @@
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
 #include "LibraryColumn.hpp"
-#include "ProblemKeys.hpp"
 #include "Workspace.hpp"
 #include "worker/Cublas.hpp"
 
@@ -62,12 +61,12 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
     const std::string column = f.name + " tuned";
     if (!lookup_) continue;
     tryAdd(column, [&] {
-      serving::LookupResult r = lookup_->best(gpu_, serving::problemKeyOf(s), f.name);
+      serving::LookupResult r = lookup_->best(gpu_, db::problemKeyOf(s), f.name);
       if (r.quality == serving::MatchQuality::none || !r.config)
         throw std::runtime_error("nothing tuned for this GPU in the database");
       std::string match(serving::toString(r.quality));
       if (r.quality != serving::MatchQuality::exact)
-        match += fmt::format(" ({})", serving::shapeOf(r.measuredProblem).str());
+        match += fmt::format(" ({})", db::shapeOf(r.measuredProblem).str());
       return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredNames, match, s);
     });
   }

@@ -23,15 +23,6 @@ Timed timedOf(const Candidate& c, double medianMs, bool partial, const db::Resul
 
 }  // namespace
 
-db::ProblemKey RowRecorder::problemKeyOf(const GemmShape& s) {
-  db::ProblemKey key;
-  key.m = s.M, key.n = s.N, key.k = s.K;
-  key.layout = s.layout.text();
-  key.batch = s.batch;
-  key.betaClass = "any";
-  return key;
-}
-
 db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& sourceHash, const GemmShape& s) const {
   db::CacheKey k;
   k.gpuFingerprint = db::gpuFingerprint(context_.gpu);
@@ -41,7 +32,7 @@ db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& source
   k.compileOptions = compileOptionsOf(*config.family);
   k.sourceHash = sourceHash;
   k.instance = config.name();
-  k.problem = problemKeyOf(s);
+  k.problem = db::problemKeyOf(s);
   return k;
 }
 

@@ -23,9 +23,6 @@ class RowRecorder {
  public:
   RowRecorder(EngineContext& context, LaneGroup& lanes) : context_(context), lanes_(lanes) {}
 
-  // The problem part of every row and baseline the engine stores: sizes, layout, batch. The one
-  // place a shape becomes a key, so that a new part of the shape reaches every row.
-  static db::ProblemKey problemKeyOf(const GemmShape& shape);
   db::CacheKey keyFor(const Config& config, const std::string& sourceHash, const GemmShape& shape) const;
   // The row as far as the candidate tells (configuration, launch, compiled resources): no status.
   db::ResultRecord rowFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;

@@ -102,7 +102,7 @@ void SizeRuns::recordBaselines(SizeRun& run) {
   for (auto& [lane, result] : run.baselines) {
     if (lane->lost || result.status != kStatusOk) continue;
     db::BaselineRecord b;
-    b.problem = RowRecorder::problemKeyOf(shape);
+    b.problem = db::problemKeyOf(shape);
     b.medianMs = lane == &lanes_.first() && run.out.cublasMs ? *run.out.cublasMs : result.medianMs;  // re-timed with the finalists
     b.libraryVersion = std::to_string(lane->worker->info().cublasVersion);
     context_.store.recordBaseline(lane->runId, b);
