@@ -83,7 +83,8 @@ std::optional<std::string> launchProblem(const Config& config, const StoredResul
   return std::nullopt;
 }
 
-Lookup::Lookup(const ResultStore& store, PresentEnvironment present) : store_(store), present_(std::move(present)) {}
+Lookup::Lookup(const ResultStore& store, PresentEnvironment present, LookupPolicy policy)
+    : store_(store), present_(std::move(present)), policy_(policy) {}
 
 void Lookup::clear() {
   std::lock_guard lock(mutex_);

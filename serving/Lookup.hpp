@@ -42,10 +42,23 @@ using namespace gemmtune::db;
 enum class MatchQuality { exact, nearest_size, none };
 std::string_view toString(MatchQuality quality);
 
+// What a lookup may answer with. cuBLAS is a candidate like any family (its rows: family
+// "cublas", instance "cublas_<layout>", measured by the tuner beside every size): where it was
+// measured fastest it is the answer; for an unmeasured shape a gemmtune kernel is chosen only
+// when the model predicts it faster than cuBLAS there by `cublasMargin`.
+struct LookupPolicy {
+  bool cublas = true;          // false: gemmtune's kernels only (Library::Options, `tune --families`)
+  double cublasMargin = 1.10;  // unmeasured shapes: ours must be predicted this many times faster
+};
+
+// The name of cuBLAS's row (and answer) for a layout: "cublas_nn", ...
+inline constexpr std::string_view kCublasFamily = "cublas";
+
 struct LookupResult {
   MatchQuality quality = MatchQuality::none;
-  std::optional<Config> config;  // runnable at the asked size (guarded when the tiles do not divide it)
-  std::string instance;          // config->name()
+  std::optional<Config> config;  // runnable at the asked size (guarded when the tiles do not divide it); empty for cuBLAS
+  std::string instance;          // config->name(), or "cublas_<layout>"
+  bool cublas = false;           // run cuBLAS (loaded at run time), not a gemmtune kernel
   std::string measuredInstance;  // the instance of the row (differs when switched to guarded)
   ProblemKey measuredProblem;    // where the row was measured
   double distance = 0;           // 0 for exact
@@ -68,7 +81,7 @@ std::optional<std::string> launchProblem(const Config& config, const StoredResul
 
 class Lookup {
  public:
-  Lookup(const ResultStore& store, PresentEnvironment present);
+  Lookup(const ResultStore& store, PresentEnvironment present, LookupPolicy policy = {});
 
   // `family` empty: any family.
   LookupResult best(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family = {});
@@ -116,6 +129,7 @@ class Lookup {
 
   const ResultStore& store_;
   PresentEnvironment present_;
+  LookupPolicy policy_;
   std::mutex mutex_;  // one store connection: lookups from several threads take turns
   std::unordered_map<std::string, LookupResult> memo_;
   std::set<std::string> reported_;
