@@ -9,6 +9,7 @@
 #        fresh (after tune: FRESH_RUNS more `tune --fresh` runs, then each size's winner per run)
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
+#        untuned (gemm_bench on UNTUNED shapes with the tune step's database: sgemm(), ours only, cuBLAS)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
 #        database of an earlier tune step; BENCH_ARGS adds gemm_bench options, e.g. "--layouts nn,tn")
@@ -206,6 +207,18 @@ for step in "${steps[@]}"; do
         note "bench $name" "rc=$? $(elapsed $t1) $(grep -o 'geometric mean.*' "$out/shapes-bench-$name.txt")"
         cat "$out/shapes-bench-$name.txt"; tail -3 "$out/shapes-bench-$name.log"
       done
+      ;;
+    untuned)
+      # Issue 28: sgemm() on shapes the tune step never measured (UNTUNED, default
+      # bench/shapes/untuned-28.txt), beside cuBLAS and beside sgemm() with cuBLAS excluded.
+      list=${UNTUNED:-$root/bench/shapes/untuned-28.txt}
+      name=$(basename "$list" .txt)
+      XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-400}")" "$build/bench/gemm_bench" --db "$tune_db" \
+        --shapes "$list" --columns cublas,library,ours --rounds "${SHAPES_ROUNDS:-3}" --budget-ms "${SHAPES_BUDGET_MS:-40}" \
+        --csv "$out/untuned-$name.csv" >"$out/untuned-$name.txt" 2>"$out/untuned-$name.log"
+      note "untuned $name" "rc=$? $(elapsed $t0)"
+      while IFS= read -r l; do note "" "${l#  geometric mean }"; done < <(grep -E 'geometric mean' "$out/untuned-$name.txt")
+      cat "$out/untuned-$name.txt"; tail -3 "$out/untuned-$name.log"
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1

@@ -13,9 +13,27 @@
 namespace gemmtune::bench {
 
 ContenderFactory::ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas,
-                                   Compiler& compiler, serving::Lookup* lookup, LibraryColumn* library)
+                                   Compiler& compiler, serving::Lookup* lookup, LibraryColumn* library,
+                                   LibraryColumn* ours, ColumnSet columns)
     : stream_(stream), device_(device), gpu_(gpu), blas_(blas), compiler_(compiler), lookup_(lookup),
-      library_(library) {}
+      library_(library), ours_(ours), columns_(columns) {}
+
+ColumnSet parseColumns(const std::string& list) {
+  ColumnSet set{false, false, false, false};
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, end - start);
+    if (item == "fixed") set.fixed = true;
+    else if (item == "tuned") set.tuned = true;
+    else if (item == "library") set.library = true;
+    else if (item == "ours") set.ours = true;
+    else if (item != "cublas")
+      throw std::invalid_argument(fmt::format("--columns: unknown column '{}' (cublas, fixed, tuned, library, ours)", item));
+    start = end + 1;
+  }
+  return set;
+}
 
 Contender ContenderFactory::kernel(Kind kind, const std::string& column, const Config& config, std::string cubin,
                                    std::vector<std::string> loweredNames, std::string match, const GemmShape& s) {
@@ -52,6 +70,7 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   };
   const auto& families = FamilyRegistry::builtin().all();
   for (const auto& f : families) {
+    if (!columns_.fixed) break;
     auto classic = FamilyRegistry::classic(f);
     if (!classic) continue;
     Config form = formFor(*classic, GemmProblem::packed(s));
@@ -59,7 +78,7 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   }
   for (const auto& f : families) {
     const std::string column = f.name + " tuned";
-    if (!lookup_) continue;
+    if (!lookup_ || !columns_.tuned) break;
     tryAdd(column, [&] {
       serving::LookupResult r = lookup_->best(gpu_, db::problemKeyOf(s), f.name);
       if (r.quality == serving::MatchQuality::none || !r.config)
@@ -70,16 +89,22 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
       return kernel(Kind::tuned, column, *r.config, r.cubin, r.loweredNames, match, s);
     });
   }
-  if (library_) {
-    tryAdd("sgemm()", [&] {
-      LibraryColumn::Pick pick = library_->best(device_, s);
-      LibraryColumn* lib = library_;
-      CUstream stream = stream_;
-      return Contender{Kind::library, "sgemm()", "", pick.instance, pick.match,
-                       [lib, stream](const SgemmArgs& a) { lib->sgemm(stream, a); }};
-    });
-  }
+  if (columns_.library) addLibrary(out, Kind::library, library_, s);
+  if (columns_.ours) addLibrary(out, Kind::library_ours, ours_, s);
   return out;
+}
+
+void ContenderFactory::addLibrary(std::vector<Contender>& out, Kind kind, LibraryColumn* library, const GemmShape& s) {
+  if (!library) return;
+  const std::string column = kind == Kind::library ? "sgemm()" : "sgemm() ours";
+  try {
+    LibraryColumn::Pick pick = library->best(device_, s);
+    CUstream stream = stream_;
+    out.push_back(Contender{kind, column, "", pick.instance, pick.match,
+                            [library, stream](const SgemmArgs& a) { library->sgemm(stream, a); }});
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{} at {}: left out: {}\n", column, s.str(), e.what());
+  }
 }
 
 }  // namespace gemmtune::bench

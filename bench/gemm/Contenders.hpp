@@ -1,6 +1,7 @@
 // Contenders: what gemm_bench times at one size, each a column of the table — cuBLAS (default
 // math, no TF32), the classic fixed configuration of every family (guarded where the size needs
-// it), the tuned best of every family from the results database, and gemmtune::Library::sgemm().
+// it), the tuned best of every family from the results database, gemmtune::Library::sgemm(), and
+// sgemm() with cuBLAS excluded as a candidate (gemmtune's kernels only).
 #pragma once
 
 #include <cuda.h>
@@ -24,7 +25,14 @@ namespace gemmtune::bench {
 
 class LibraryColumn;
 
-enum class Kind { cublas, fixed, tuned, library };
+enum class Kind { cublas, fixed, tuned, library, library_ours };
+
+// Which columns a run times (`gemm_bench --columns`); cuBLAS always, as every ratio's reference.
+struct ColumnSet {
+  bool fixed = true, tuned = true, library = true, ours = false;
+};
+// "fixed,tuned,library,ours" (cublas accepted and implied); throws std::invalid_argument naming a bad item.
+ColumnSet parseColumns(const std::string& list);
 
 struct Contender {
   Kind kind;
@@ -38,14 +46,16 @@ struct Contender {
 class ContenderFactory {
  public:
   // `lookup` and `library` may be null (no database, library not built).
+  // `ours`: the library with cuBLAS excluded (may be null too).
   ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas, Compiler& compiler,
-                   serving::Lookup* lookup, LibraryColumn* library);
+                   serving::Lookup* lookup, LibraryColumn* library, LibraryColumn* ours, ColumnSet columns);
 
   // Columns that cannot run at `s` (nothing tuned, a kernel that does not load) are left out
   // with a line on stderr.
   std::vector<Contender> forSize(const GemmShape& s);
 
  private:
+  void addLibrary(std::vector<Contender>& out, Kind kind, LibraryColumn* library, const GemmShape& s);
   Contender kernel(Kind kind, const std::string& column, const Config& config, std::string cubin,
                    std::vector<std::string> loweredNames, std::string match, const GemmShape& shape);
 
@@ -56,6 +66,8 @@ class ContenderFactory {
   Compiler& compiler_;
   serving::Lookup* lookup_;
   LibraryColumn* library_;
+  LibraryColumn* ours_;
+  ColumnSet columns_;
 };
 
 }  // namespace gemmtune::bench

@@ -11,13 +11,20 @@ namespace gemmtune::bench {
 #if GEMMTUNE_BENCH_HAS_LIBRARY
 
 struct LibraryColumn::Impl {
-  explicit Impl(const std::filesystem::path& db) : lib(db) {}
+  Impl(const std::filesystem::path& db, bool cublas) : lib(options(db, cublas)) {}
+  static Library::Options options(const std::filesystem::path& db, bool cublas) {
+    Library::Options o;
+    o.stores = {db.string()};
+    o.cublas = cublas;
+    return o;
+  }
   Library lib;
 };
 
 bool LibraryColumn::built() { return true; }
 
-LibraryColumn::LibraryColumn(const std::filesystem::path& dbPath) : impl_(std::make_unique<Impl>(dbPath)) {}
+LibraryColumn::LibraryColumn(const std::filesystem::path& dbPath, bool cublas)
+    : impl_(std::make_unique<Impl>(dbPath, cublas)) {}
 
 LibraryColumn::Pick LibraryColumn::best(int device, const GemmShape& s) {
   auto op = [](bool t) { return t ? Op::T : Op::N; };
@@ -46,7 +53,7 @@ struct LibraryColumn::Impl {};
 
 bool LibraryColumn::built() { return false; }
 
-LibraryColumn::LibraryColumn(const std::filesystem::path&) {
+LibraryColumn::LibraryColumn(const std::filesystem::path&, bool) {
   throw std::runtime_error("gemm_bench was built without gemmtune::Library");
 }
 

@@ -18,8 +18,9 @@ class LibraryColumn {
  public:
   static bool built();
 
-  // Throws std::runtime_error when the library is not built in.
-  explicit LibraryColumn(const std::filesystem::path& dbPath);
+  // Throws std::runtime_error when the library is not built in. `cublas` false: the library with
+  // cuBLAS excluded as a candidate (Library::Options::cublas), gemmtune's kernels only.
+  LibraryColumn(const std::filesystem::path& dbPath, bool cublas);
   ~LibraryColumn();
   LibraryColumn(const LibraryColumn&) = delete;
   LibraryColumn& operator=(const LibraryColumn&) = delete;

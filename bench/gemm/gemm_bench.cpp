@@ -43,6 +43,7 @@ namespace {
 
 struct Options {
   std::string db, sizes = "1024,2048,4096,8192,1000,4000,4096x1024x512", shapes, csv, layouts = "nn";
+  std::string columns = "cublas,fixed,tuned,library";
   long long batch = 1;
   int gpu = 0;
   int rounds = 5;
@@ -108,6 +109,7 @@ SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu
 }
 
 int run(const Options& o) {
+  const ColumnSet columns = parseColumns(o.columns);
   std::vector<WorkloadShape> workload;
   if (!o.shapes.empty()) workload = readShapeFile(o.shapes);
   std::vector<GemmShape> sizes;
@@ -136,15 +138,17 @@ int run(const Options& o) {
     fmt::print(stderr, "no results database at {}: tuned columns left out (run `gemmtune tune` first)\n",
                dbPath.string());
   }
-  std::unique_ptr<LibraryColumn> library;
-  if (LibraryColumn::built())
-    library = std::make_unique<LibraryColumn>(dbPath);
-  else
+  std::unique_ptr<LibraryColumn> library, ours;
+  if (LibraryColumn::built()) {
+    library = std::make_unique<LibraryColumn>(dbPath, true);
+    if (columns.ours) ours = std::make_unique<LibraryColumn>(dbPath, false);
+  } else
     fmt::print(stderr, "built without gemmtune::Library: the sgemm() column and dispatch figures are left out\n");
 
   fmt::print("{} ({}, {} SMs), driver {}, {}, database {}\n", info.name, info.arch, info.smCount, info.driverVersion,
              blas.library(), dbPath.string());
-  ContenderFactory factory(gpu.stream(), o.gpu, spec, blas, compiler, lookup ? &*lookup : nullptr, library.get());
+  ContenderFactory factory(gpu.stream(), o.gpu, spec, blas, compiler, lookup ? &*lookup : nullptr, library.get(),
+                          ours.get(), columns);
   std::vector<SizeResult> results;
   for (const auto& s : sizes) {
     results.push_back(benchSize(s, o, gpu, helpers, blas, factory));
@@ -191,6 +195,11 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batch, "Strided-batched products per call for every --sizes item (cuBLAS column: "
                                      "cublasSgemmStridedBatched)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--columns", o.columns,
+                 "Columns to time, comma-separated: cublas (always), fixed (each family's classic configuration), "
+                 "tuned (each family's best from the database), library (sgemm()), ours (sgemm() with cuBLAS "
+                 "excluded as a candidate)")
+      ->capture_default_str();
   app.add_option("--csv", o.csv, "Also write every row as CSV to this file");
   app.add_option("--gpu", o.gpu, "CUDA ordinal")->capture_default_str();
   app.add_option("--rounds", o.rounds, "Interleaved timing rounds per column (median taken)")
@@ -206,6 +215,9 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     fmt::print(stderr, "gemm_bench: {}\n", e.what());
     return exitCodeOf(e);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "gemm_bench: {}\n", e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {
     fmt::print(stderr, "gemm_bench: {}\n", e.what());
     return kExitFailure;

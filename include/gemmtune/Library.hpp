@@ -83,6 +83,9 @@ class Library {
     // else a nearest-size answer from the first store that has one. Stores are only read. Empty:
     // as Library() above.
     std::vector<std::string> stores;
+    // cuBLAS as a candidate (loaded at run time): where it was measured fastest, or predicted
+    // faster for an unmeasured shape, sgemm() calls it. false: gemmtune's kernels only.
+    bool cublas = true;
   };
   explicit Library(const Options& options);
   ~Library();
