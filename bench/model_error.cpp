@@ -16,6 +16,7 @@
 #include <map>
 
 #include "FamilyRegistry.hpp"
+#include "Lookup.hpp"
 #include "NearestChoice.hpp"
 #include "ResultStore.hpp"
 
