@@ -107,8 +107,8 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   }
   out.predictedMs = pick.predictedMs;
   const std::string ours =
-      fmt::format("{} predicted {:.4g} ms here by the family model (from {:.4g} ms at {}x{}x{}; best of {} programs in "
-                  "{} rows of {} tuned sizes)",
+      fmt::format("fastest predicted here ({} at {:.4g} ms by the family model, from {:.4g} ms at {}x{}x{}; best of {} "
+                  "programs in {} rows of {} tuned sizes)",
                   out.instance, out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.programs,
                   pick.offered, pick.shapes);
   if (!policy_.cublas || !family.empty()) {

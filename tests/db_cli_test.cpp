@@ -81,8 +81,9 @@ TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
   EXPECT_NE(near.out.find("blocktile1d_bm64_bn64_bk8_tm8_guarded"), std::string::npos) << near.out;
   EXPECT_NE(near.out.find("nearest_size"), std::string::npos) << near.out;
   // Why that row: the family model's time at the asked size, from where.
-  EXPECT_NE(near.out.find("because blocktile1d_bm64_bn64_bk8_tm8_guarded predicted "), std::string::npos) << near.out;
-  EXPECT_NE(near.out.find("ms here by the family model (from "), std::string::npos) << near.out;
+  EXPECT_NE(near.out.find("because fastest predicted here (blocktile1d_bm64_bn64_bk8_tm8_guarded at "), std::string::npos)
+      << near.out;
+  EXPECT_NE(near.out.find("ms by the family model, from "), std::string::npos) << near.out;
   EXPECT_NE(near.out.find("at 4096x4096x4096; best of"), std::string::npos) << near.out;
   auto nearJson = runCli({"query", "--db", db, "--gpu", "H100", "--mnk", "4000x4096x4096", "--json", "--family",
                           "blocktile1d"});
