@@ -14,10 +14,8 @@
 #include "CompileResult.hpp"
 #include "LaunchLimits.hpp"
 #include "Log.hpp"
-#include "Occupancy.hpp"
 #include "SizeDistance.hpp"
 #include "SpeedBound.hpp"
-#include "WaveModel.hpp"
 
 namespace gemmtune::serving {
 
@@ -25,27 +23,6 @@ namespace {
 
 // How many of a size's fastest rows a lookup reads before it reads them all.
 constexpr int kFirstRows = 16;
-// At most this many measured sizes offer rows for an untuned one.
-constexpr int kNeighbourShapes = 4;
-
-// The wave model's time for `row` (measured at `measured`) at `asked`, in `config`'s form;
-// infinity when the row holds no time.
-double predictedHere(const Config& config, const StoredResult& row, const ProblemKey& measured, const ProblemKey& asked,
-                     const GpuSpec& gpu) {
-  const double ms = row.medianMs.value_or(0);
-  if (!(ms > 0)) return std::numeric_limits<double>::infinity();
-  const Family& f = *config.family;
-  auto blocks = [&](const ProblemKey& p) {
-    const LaunchPlan plan = planLaunch(config, GemmProblem::packed(shapeOf(p)));
-    return plan.runnable() ? static_cast<long long>(plan.launches.front().grid.volume()) : 0LL;
-  };
-  const Occupancy occ = computeOccupancy(gpu, {f.threadsPerBlock(config), row.registers.value_or(0),
-                                               std::max(f.staticSmemBytes(config), row.staticSmemBytes.value_or(0)),
-                                               f.dynamicSmemBytes(config)});
-  return predictMs(ms, measured, blocks(measured), asked, blocks(asked), Residency{occ.blocksPerSm, occ.warpsPerBlock},
-                   gpu.smCount);
-}
-
 // Memo key from the fields the fingerprint covers and the SM clock (the speed bound reads it), so
 // a warm lookup does not hash.
 std::string memoKey(const GpuSpec& g, const ProblemKey& p, const std::string& family) {
@@ -195,38 +172,6 @@ std::vector<Lookup::Candidate> Lookup::validAt(Reads& reads, const ProblemKey& s
   return found;
 }
 
-Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
-  const ProblemKey& asked = reads.asked;
-  auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
-  std::erase(sizes, reads.rowsOf);  // already read as the exact candidate
-  std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
-    double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
-    if (da != db) return da < db;
-    double va = static_cast<double>(a.m) * a.n * a.k, vb = static_cast<double>(b.m) * b.n * b.k;
-    if (va != vb) return va > vb;
-    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
-  });
-  // The nearest few offer their fastest valid rows; the wave model picks among them.
-  NearestPick pick;
-  double nearest = 0;  // d of the nearest size that offered a row
-  for (const auto& size : sizes) {
-    // Farther sizes say little: everything runs more efficiently at 4096³ than at 1000³.
-    if (pick.shapes == kNeighbourShapes || (pick.shapes > 0 && sizeDistance(asked, size) > nearest + 1.0)) break;
-    const std::vector<Candidate> found = validAt(reads, size, false);
-    for (const Candidate& c : found) {
-      const double ms = predictedHere(c.config, *c.row, size, asked, reads.gpu);
-      if (!pick.candidate || ms < pick.predictedMs) {
-        pick.candidate = c;
-        pick.at = size;
-        pick.predictedMs = ms;
-      }
-    }
-    pick.offered += static_cast<int>(found.size());
-    if (!found.empty() && pick.shapes++ == 0) nearest = sizeDistance(asked, size);
-  }
-  return pick;
-}
-
 LookupResult Lookup::compute(const GpuSpec& gpu, const ProblemKey& asked, const std::string& family) {
   // Every query of one answer reads the same committed state: a tuner replacing the chosen row
   // meanwhile must not pair one measurement's numbers with another's cubin.
@@ -267,15 +212,10 @@ LookupResult Lookup::computeFrom(const GpuSpec& gpu, std::int64_t id, const Prob
   // measured size (a scan of the whole index on a 100 000-row store).
   if (auto found = validAt(reads, rowsOf, true); !found.empty())
     return answer(reads, found.front(), MatchQuality::exact, rowsOf);
-  // Then every other measured size, nearest first.
+  // Then every other measured size: the family model's choice, or cuBLAS (LookupNearest.cpp).
   const NearestPick pick = pickNearest(reads);
   if (!pick.candidate) return {};
-  LookupResult out = answer(reads, *pick.candidate, MatchQuality::nearest_size, pick.at);
-  out.predictedMs = std::isfinite(pick.predictedMs) ? pick.predictedMs : 0;
-  out.reason = fmt::format("fastest predicted here ({:.4g} ms from {:.4g} ms at {}x{}x{}: K and waves of blocks) of {} "
-                           "valid rows of the {} nearest tuned size(s)",
-                           out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.offered, pick.shapes);
-  return out;
+  return answerNearest(reads, pick, family);
 }
 
 }  // namespace gemmtune::serving

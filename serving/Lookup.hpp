@@ -5,16 +5,21 @@
 // Answers are memoised per Lookup object.
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
-// otherwise `nearest_size`: the measured sizes are ranked by
+// otherwise `nearest_size`, chosen by the family model (model/FamilyModel.hpp): the measured sizes
+// of this layout and batch, nearest first by
 //     d = |log2(M·N / M'·N')| + ½·|log2(K/K')| + ¼·|log2((M/N) / (M'/N'))|
-// — output area first (the number of C tiles, hence waves over the SMs, decides which tile shape
-// wins), then depth, then aspect — (ties: the larger M'·N'·K', then the smaller M', N', K'). The
-// nearest few (at most kNeighbourShapes, each within one doubling of d of the nearest) offer
-// their fastest valid rows, and the row whose time the wave model (WaveModel.hpp) predicts
-// fastest at the asked size wins, in its guarded form unless its tiles divide the asked size:
-// a tile that fit the nearest shape's grid but splits the asked one into a partial wave loses to
-// one that fits. A layout or batch with no valid row at all is served the same way from the
-// rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
+// (at most kNearestSizes of them, ties: the larger M'·N'·K'), offer their fastest valid rows (at
+// most kRowsPerSize each). Rows of one program (a family's template arguments) are one candidate,
+// tried at every value of its launch-only parameters (SPLITK: thin 1–16, cutlass 1–8; one binary
+// for all) and predicted at the asked size as raw model time × the calibration of its rows and its
+// family's; the fastest prediction wins, in its guarded form unless its tiles divide the asked
+// size. Then cuBLAS: its time at the asked size is predicted from its measured problems (the
+// `baselines` table and "cublas" rows) by the roofline; with LookupPolicy::cublas (and no family
+// asked), cuBLAS is the answer unless ours is predicted faster by cublasMargin (1.10: the model's
+// median error on held-out rows is some 10–20 %, so a kernel predicted barely faster is as likely
+// slower; cuBLAS losing a little where ours would have won costs less than the reverse). The reason
+// names both predictions. A layout or batch with no valid row at all is served the same way from
+// the rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
 // (nearest_size, the reason says which). `none` when nothing is valid.
 #pragma once
 
@@ -65,10 +70,11 @@ struct LookupResult {
   double gflops = 0;             // measured, at measuredProblem
   double medianMs = 0;
   std::optional<double> cublasGflops;  // cuBLAS at measuredProblem, when measured
-  double predictedMs = 0;        // nearest_size: the wave model's time at the asked size
+  double predictedMs = 0;        // nearest_size: the family model's time (or cuBLAS's) at the asked size
   std::string reason;            // nearest_size: why this row, in one line
   std::int64_t rowId = 0;
-  // The stored binary, only when `instance` is the measured one (else compile `instance`).
+  // The stored binary, only when `instance` is the measured one or its program (another SPLITK:
+  // launch-only parameters are no template arguments); else compile `instance`.
   std::string cubin;
   std::vector<std::string> loweredNames;  // its entry points, main kernel first
 };
@@ -105,13 +111,15 @@ class Lookup {
     ResultFilter filter;
     std::deque<std::vector<StoredResult>> kept;
   };
-  // The nearest sizes' offer: the row the wave model predicts fastest at the asked size.
+  // The measured sizes' offer: the configuration (at its best SPLITK) the family model predicts
+  // fastest at the asked size; its row is that program's measured row nearest the asked size.
   struct NearestPick {
     std::optional<Candidate> candidate;
-    ProblemKey at;          // where it was measured
+    ProblemKey at;          // where its row was measured
     double predictedMs = 0;
     int shapes = 0;         // sizes that offered rows
     int offered = 0;        // rows they offered
+    int programs = 0;       // distinct programs among them
   };
   LookupResult compute(const GpuSpec& gpu, const ProblemKey& problem, const std::string& family);
   // The answer for `asked` from the rows of `rowsOf`'s layout and batch (the asked ones, or nn and 1).
@@ -120,6 +128,8 @@ class Lookup {
   // The valid rows of `size`, fastest first (only the first with `firstOnly`).
   std::vector<Candidate> validAt(Reads& reads, const ProblemKey& size, bool firstOnly);
   NearestPick pickNearest(Reads& reads);
+  // The nearest_size answer for `pick`: it, or cuBLAS where cuBLAS is predicted faster (see above).
+  LookupResult answerNearest(const Reads& reads, const NearestPick& pick, const std::string& family) const;
   // The answer `c`, measured at `measured`, gives.
   LookupResult answer(const Reads& reads, const Candidate& c, MatchQuality quality, const ProblemKey& measured) const;
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);

@@ -4,6 +4,7 @@ gemmtune_add_test(db_database_test SOURCES db_database_test.cpp LIBS ${db_test_l
 gemmtune_add_test(db_store_test SOURCES db_store_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_batch_test SOURCES db_batch_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_lookup_test SOURCES db_lookup_test.cpp LIBS ${db_test_libs})
+gemmtune_add_test(db_lookup_model_test SOURCES db_lookup_model_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_exchange_test SOURCES db_exchange_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_stale_rows_test SOURCES db_stale_rows_test.cpp LIBS ${db_test_libs})
 gemmtune_add_test(db_concurrency_test SOURCES db_concurrency_test.cpp LIBS ${db_test_libs})

@@ -1,0 +1,92 @@
+#include "FamilyModel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "SizeDistance.hpp"
+
+namespace gemmtune {
+
+double compulsoryBytes(const db::ProblemKey& p) {
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  const double cPasses = p.betaClass == "zero" ? 1.0 : 2.0;
+  return 4.0 * (m * k + k * n + m * n * cPasses) * double(std::max(1LL, p.batch));
+}
+
+double dramGBps(int memClockKhz, int memBusWidthBits) {
+  return 2.0 * double(memClockKhz) * 1e3 * double(memBusWidthBits) / 8.0 / 1e9;
+}
+
+double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
+  const long long slices = std::max(1, g.slices);
+  const double blockFlops = 2.0 * double(g.tileM) * double(g.tileN) * double((p.k + slices - 1) / slices);
+  const bool timed = m.peakGflops > 0 && m.smCount > 0;
+  // Per SM, in FLOP/ms (1 GFLOP/s = 1e6 FLOP/ms); without a peak, one unit per block's work.
+  const double smRate = timed ? m.peakGflops / m.smCount * 1e6 : blockFlops;
+  double compute = 0;
+  if (g.blocks > 0 && g.residency.blocksPerSm > 0 && g.residency.warpsPerBlock > 0 && m.smCount > 0)
+    compute = launchCost(g.blocks, g.residency, m.smCount) * blockFlops / smRate;
+  else  // nothing known of the launch: the work at the peak
+    compute = double(std::max(1LL, g.blocks)) * blockFlops / (smRate * std::max(1, m.smCount));
+  if (!timed) return compute;
+  const double memory = m.dramGBps > 0 ? (compulsoryBytes(p) + g.partialBytes) / (m.dramGBps * 1e6) : 0;
+  return std::max(compute, memory) + m.launchOverheadMs;
+}
+
+double rooflineMs(const db::ProblemKey& p, const MachineRates& m) {
+  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(std::max(1LL, p.batch));
+  if (!(m.peakGflops > 0)) return flops;
+  const double memory = m.dramGBps > 0 ? compulsoryBytes(p) / (m.dramGBps * 1e6) : 0;
+  return std::max(flops / (m.peakGflops * 1e6), memory) + m.launchOverheadMs;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// The observation of `rows` nearest `p` (ties: the first).
+const Observation* nearestOf(const db::ProblemKey& p, std::span<const Observation> rows) {
+  const Observation* best = nullptr;
+  double bestD = 0;
+  for (const Observation& o : rows) {
+    if (!(o.rawMs > 0) || !(o.measuredMs > 0)) continue;
+    const double d = sizeDistance(p, o.problem);
+    if (!best || d < bestD) best = &o, bestD = d;
+  }
+  return best;
+}
+
+}  // namespace
+
+double ratioNear(const db::ProblemKey& p, std::span<const Observation> rows, db::ProblemKey* nearest) {
+  const Observation* n = nearestOf(p, rows);
+  if (!n) return 0;
+  std::vector<double> ratios;
+  for (const Observation& o : rows)
+    if (o.problem == n->problem && o.rawMs > 0 && o.measuredMs > 0) ratios.push_back(o.ratio());
+  if (nearest) *nearest = n->problem;
+  return median(std::move(ratios));
+}
+
+double calibrationRatio(const db::ProblemKey& asked, std::span<const Observation> own, std::span<const Observation> family) {
+  db::ProblemKey anchorAt;
+  const double ownRatio = ratioNear(asked, own, &anchorAt);
+  db::ProblemKey familyAt;
+  const double familyHere = ratioNear(asked, family, &familyAt);
+  if (!(ownRatio > 0)) return familyHere;
+  double correction = 1.0;
+  // Only where the family measured nearer the asked problem than this configuration did.
+  if (familyHere > 0 && sizeDistance(asked, familyAt) < sizeDistance(asked, anchorAt)) {
+    const double familyThere = ratioNear(anchorAt, family);
+    if (familyThere > 0) correction = std::clamp(familyHere / familyThere, 1.0 / kMaxCorrection, kMaxCorrection);
+  }
+  return ownRatio * correction;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,74 @@
+// FamilyModel: a configuration's time at any problem, from its family's geometry (tiles, waves of
+// blocks over the SMs, K slices and their reduction, bytes moved) and the GPU's rates, calibrated
+// by the measured rows of the same configuration and family. The lookup picks an unmeasured
+// shape's kernel (and split-K) with it; bench/model_error reports its error on held-out rows.
+//
+//   raw(p) = max(compute, memory) + launch overhead
+//     compute = launchCost(blocks, residency, SMs) · 2·BM·BN·⌈K/slices⌉ / (peak / SMs)
+//     memory  = (4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch + split-K partial bytes) / DRAM bandwidth
+//   predicted(p) = raw(p) · measured(a)/raw(a) · correction
+// where a is the configuration's measured problem nearest p (SizeDistance), and correction is the
+// family's median measured/raw ratio at its measured problem nearest p over that at a (1 when the
+// family has nothing nearer than a): the row says how this configuration ranks in its family, the
+// family says how efficiency moves between regimes (a 4096³ row runs nearer peak than a GEMV).
+// model/ links only db: serving computes the geometry (launch plans, occupancy) and the rates.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "CacheKey.hpp"
+#include "WaveModel.hpp"
+
+namespace gemmtune {
+
+// The GPU's rates; 0 where unknown (then only the compute term counts, in relative units).
+struct MachineRates {
+  int smCount = 0;
+  double peakGflops = 0;      // FP32 FMA peak (serving::peakRate)
+  double dramGBps = 0;        // 2 · memory clock · bus width / 8
+  double launchOverheadMs = 0.003;
+};
+
+// One configuration's launch at one problem, as its plan and occupancy give it.
+struct KernelGeometry {
+  long long blocks = 0;     // the whole grid: tiles × K slices × batch
+  Residency residency;
+  long long tileM = 0, tileN = 0;  // the C tile one block computes
+  int slices = 1;                  // K slices (SPLITK)
+  double partialBytes = 0;         // extra DRAM traffic of the K slices' reduction
+};
+
+// DRAM bytes every kernel must move at `p`: A and B once, C written (and read when β ≠ 0).
+double compulsoryBytes(const db::ProblemKey& p);
+// DRAM speed in GB/s from the memory clock (kHz, double data rate) and bus width.
+double dramGBps(int memClockKhz, int memBusWidthBits);
+
+// The uncalibrated time of a launch (ms when the rates are known).
+double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m);
+// A kernel whose tiles are unknown (cuBLAS): the roofline, plus the launch overhead.
+double rooflineMs(const db::ProblemKey& p, const MachineRates& m);
+
+// A measured row in the model's terms.
+struct Observation {
+  db::ProblemKey problem;
+  double measuredMs = 0;
+  double rawMs = 0;
+  double ratio() const { return measuredMs / rawMs; }
+};
+
+// The correction is kept within [1/kMaxCorrection, kMaxCorrection]: a family's medians at two
+// sizes are evidence, not a licence to move a prediction by more than this.
+inline constexpr double kMaxCorrection = 4.0;
+
+// The median ratio of `rows` at their problem nearest `p` (the family's efficiency there); 0 when
+// `rows` is empty. `nearest` receives that problem.
+double ratioNear(const db::ProblemKey& p, std::span<const Observation> rows, db::ProblemKey* nearest = nullptr);
+
+// measured(a)/raw(a) · correction, as above, from the configuration's own rows and its family's
+// (the family's may include the own); without own rows, the family's ratio near `asked`; 0 when
+// there is nothing to calibrate from. predicted(asked) = raw(asked) · this, for every split-K of
+// the configuration (one program: one calibration).
+double calibrationRatio(const db::ProblemKey& asked, std::span<const Observation> own, std::span<const Observation> family);
+
+}  // namespace gemmtune

@@ -1,0 +1,145 @@
+// Lookup's answer for a size with no valid row of its own: the family model's fastest
+// configuration over every measured size (at its best SPLITK), or cuBLAS where cuBLAS is predicted
+// faster beyond the policy's margin. See Lookup.hpp for the rule, model/FamilyModel.hpp for the model.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "CompileResult.hpp"
+#include "FamilyRegistry.hpp"
+#include "Lookup.hpp"
+#include "NearestChoice.hpp"
+#include "SizeDistance.hpp"
+
+namespace gemmtune::serving {
+
+namespace {
+
+// Bounds on a cold nearest lookup's work: at most this many measured sizes, nearest first, each
+// offering at most this many of its fastest valid rows (a few hundred candidates in all).
+constexpr std::size_t kNearestSizes = 32;
+constexpr std::size_t kRowsPerSize = 8;
+
+}  // namespace
+
+Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
+  const ProblemKey& asked = reads.asked;
+  auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
+  std::erase(sizes, reads.rowsOf);                  // already read as the exact candidate
+  std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
+    double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
+    if (da != db) return da < db;
+    double va = static_cast<double>(a.m) * a.n * a.k, vb = static_cast<double>(b.m) * b.n * b.k;
+    if (va != vb) return va > vb;
+    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+  });
+  if (sizes.size() > kNearestSizes) sizes.resize(kNearestSizes);
+
+  struct Offered {
+    Candidate candidate;  // the row, in the form that runs the asked size
+    ProblemKey at;
+    Observation observation;
+  };
+  NearestPick pick;
+  std::vector<Offered> offered;
+  std::map<std::string, std::vector<Observation>> byProgram, byFamily;
+  for (const ProblemKey& size : sizes) {
+    std::size_t taken = 0;
+    for (const Candidate& c : validAt(reads, size, false)) {
+      if (c.row->family == kCublasFamily || taken == kRowsPerSize) continue;  // cuBLAS is weighed apart
+      const double raw = rawMsOf(c.config, *c.row, reads.gpu, size);
+      const double ms = c.row->medianMs.value_or(0);
+      if (!(raw > 0) || !(ms > 0)) continue;
+      ++taken;
+      offered.push_back({c, size, {size, ms, raw}});
+      byProgram[programOf(c.config)].push_back(offered.back().observation);
+      byFamily[c.config.family->name].push_back(offered.back().observation);
+    }
+    pick.offered += static_cast<int>(taken);
+    if (taken > 0) ++pick.shapes;
+  }
+  pick.programs = static_cast<int>(byProgram.size());
+
+  // One candidate per program: its row nearest the asked size, at each of its launch variants.
+  std::map<std::string, const Offered*> anchors;
+  for (const Offered& o : offered) {
+    const Offered*& a = anchors[programOf(o.candidate.config)];
+    if (!a || sizeDistance(asked, o.at) < sizeDistance(asked, a->at)) a = &o;
+  }
+  for (const auto& [program, anchor] : anchors) {
+    const Config& measured = anchor->candidate.config;
+    const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
+    if (!(ratio > 0)) continue;
+    std::vector<Config> variants{measured};  // the measured value first: it wins ties
+    for (Config v : launchVariants(measured)) {
+      if (v == measured) continue;
+      if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) {
+        v.guarded = true;  // an unguarded split that cannot run here may run guarded
+        if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) continue;
+      }
+      variants.push_back(std::move(v));
+    }
+    for (const Config& v : variants) {
+      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
+      if (!(ms > 0)) continue;
+      if (!pick.candidate || ms < pick.predictedMs) {
+        pick.candidate = Candidate{v, anchor->candidate.row};
+        pick.at = anchor->at;
+        pick.predictedMs = ms;
+      }
+    }
+  }
+  return pick;
+}
+
+LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, const std::string& family) const {
+  const ProblemKey& asked = reads.asked;
+  LookupResult out = answer(reads, *pick.candidate, MatchQuality::nearest_size, pick.at);
+  // Only a launch-only parameter differs from the row's (another SPLITK): its binary still runs.
+  if (out.cubin.empty() && out.instance != out.measuredInstance) {
+    const Config rowConfig = FamilyRegistry::builtin().parseName(pick.candidate->row->instance());
+    if (sameProgram(rowConfig, pick.candidate->config)) {
+      out.cubin = store_.cubinOf(pick.candidate->row->id);
+      out.loweredNames = splitLoweredNames(pick.candidate->row->loweredName);
+    }
+  }
+  out.predictedMs = pick.predictedMs;
+  const std::string ours =
+      fmt::format("fastest predicted here ({} at {:.4g} ms by the family model, from {:.4g} ms at {}x{}x{}; best of {} "
+                  "programs in {} rows of {} tuned sizes)",
+                  out.instance, out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.programs,
+                  pick.offered, pick.shapes);
+  if (!policy_.cublas || !family.empty()) {
+    out.reason = ours;
+    return out;
+  }
+  const MachineRates rates = machineRatesOf(reads.gpu);
+  const auto cublas = predictCublas(asked, cublasObservations(store_, reads.gpuId, reads.gpu, asked, rates), rates);
+  if (!cublas) {
+    out.reason = ours + "; cuBLAS not measured in this layout and batch";
+    return out;
+  }
+  const std::string theirs = fmt::format("cuBLAS predicted {:.4g} ms (from its time at {}x{}x{} by the roofline)",
+                                         cublas->ms, cublas->anchor.m, cublas->anchor.n, cublas->anchor.k);
+  if (out.predictedMs * policy_.cublasMargin <= cublas->ms) {
+    out.reason = fmt::format("{}; {}: ours is faster by the {:.2f} margin", ours, theirs, policy_.cublasMargin);
+    return out;
+  }
+  LookupResult c;
+  c.quality = MatchQuality::nearest_size;
+  c.cublas = true;
+  c.instance = fmt::format("{}_{}", kCublasFamily, asked.layout);
+  c.measuredInstance = c.instance;
+  c.measuredProblem = cublas->anchor;
+  c.distance = sizeDistance(asked, cublas->anchor);
+  c.cublasGflops = store_.baselineGflops(reads.gpuId, cublas->anchor);
+  c.medianMs = cublas->anchorMs;
+  c.gflops = gflopsOf(cublas->anchor, cublas->anchorMs);
+  c.predictedMs = cublas->ms;
+  c.reason = fmt::format("{}; {}: not faster by the {:.2f} margin, cuBLAS runs it", theirs, ours, policy_.cublasMargin);
+  return c;
+}
+
+}  // namespace gemmtune::serving

@@ -1,0 +1,135 @@
+#include "NearestChoice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "Occupancy.hpp"
+#include "SpeedBound.hpp"
+
+namespace gemmtune::serving {
+
+MachineRates machineRatesOf(const GpuSpec& gpu) {
+  MachineRates m;
+  m.smCount = gpu.smCount;
+  if (auto peak = peakRate(gpu, PrecisionClass::strict)) m.peakGflops = peak->gflops;
+  if (gpu.memClockKhz > 0 && gpu.memBusWidthBits > 0) m.dramGBps = dramGBps(gpu.memClockKhz, gpu.memBusWidthBits);
+  return m;
+}
+
+namespace {
+
+long long paramOr(const Config& c, const char* name, long long otherwise) {
+  return c.family->paramIndex(name) >= 0 ? c[name] : otherwise;
+}
+
+}  // namespace
+
+std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu,
+                                         const db::ProblemKey& problem) {
+  db::ProblemKey at = problem;
+  at.layout = config.layout.text();
+  const GemmProblem packed = GemmProblem::packed(shapeOf(at));
+  Config form = config;
+  LaunchPlan plan = planLaunch(form, packed);
+  if (!plan.runnable() && !form.guarded) {
+    form.guarded = true;  // the same grid, every access checked
+    plan = planLaunch(form, packed);
+  }
+  if (!plan.runnable() || plan.launches.empty()) return std::nullopt;
+  const Family& f = *form.family;
+  const Occupancy occ = computeOccupancy(gpu, {f.threadsPerBlock(form), row.registers.value_or(0),
+                                               std::max(f.staticSmemBytes(form), row.staticSmemBytes.value_or(0)),
+                                               f.dynamicSmemBytes(form)});
+  KernelGeometry g;
+  g.blocks = static_cast<long long>(plan.launches.front().grid.volume());
+  g.residency = Residency{occ.blocksPerSm, occ.warpsPerBlock};
+  g.slices = static_cast<int>(paramOr(form, "SPLITK", 1));
+  const long long batch = std::max(1LL, at.batch);
+  // Square-tile families name one side (BS); otherwise the tile is the output over the tiles.
+  const long long side = paramOr(form, "BS", 0);
+  g.tileM = paramOr(form, "BM", side);
+  g.tileN = paramOr(form, "BN", side);
+  if (g.tileM <= 0 || g.tileN <= 0) {
+    const long long tiles = std::max(1LL, g.blocks / (g.slices * batch));
+    g.tileM = std::max(1LL, (at.m + tiles - 1) / tiles);
+    g.tileN = at.n;
+  }
+  if (g.slices > 1) {
+    // A workspace that holds every slice's partial tiles (thin) is written and read once; one
+    // that holds only locks (cutlass's serial split-K) means each later slice reads and writes C.
+    const double cBytes = 4.0 * double(at.m) * double(at.n) * double(batch);
+    g.partialBytes = double(plan.workspaceBytes) >= g.slices * cBytes ? 2.0 * double(plan.workspaceBytes)
+                                                                      : (g.slices - 1) * 2.0 * cBytes;
+  }
+  return g;
+}
+
+double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu, const db::ProblemKey& problem) {
+  const auto g = geometryOf(config, row, gpu, problem);
+  return g ? rawMs(problem, *g, machineRatesOf(gpu)) : 0;
+}
+
+std::string programOf(const Config& config) {
+  std::string out = config.family->name;
+  for (int v : config.templateArguments()) out += fmt::format("_{}", v);
+  return out;
+}
+
+std::vector<Config> launchVariants(const Config& config) {
+  std::vector<Config> out{config};
+  const auto& params = config.family->params;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].launchOnly) continue;
+    std::vector<Config> next;
+    for (const Config& c : out)
+      for (int v : params[i].domain) {
+        Config variant = c;
+        variant.values[i] = v;
+        if (!variant.violated()) next.push_back(std::move(variant));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+bool sameProgram(const Config& a, const Config& b) {
+  return a.family == b.family && a.guarded == b.guarded && a.layout == b.layout &&
+         a.templateArguments() == b.templateArguments();
+}
+
+std::optional<CublasPrediction> predictCublas(const db::ProblemKey& asked, std::span<const Observation> measured,
+                                              const MachineRates& rates) {
+  CublasPrediction p;
+  const double ratio = ratioNear(asked, measured, &p.anchor);
+  if (!(ratio > 0)) return std::nullopt;
+  p.ms = rooflineMs(asked, rates) * ratio;
+  std::vector<db::ProblemKey> seen;
+  for (const Observation& o : measured) {
+    if (o.problem == p.anchor && !(p.anchorMs > 0)) p.anchorMs = o.measuredMs;
+    if (std::find(seen.begin(), seen.end(), o.problem) == seen.end()) seen.push_back(o.problem);
+  }
+  p.problems = static_cast<int>(seen.size());
+  return p;
+}
+
+std::vector<Observation> cublasObservations(const db::ResultStore& store, std::int64_t gpuId, const GpuSpec& gpu,
+                                            const db::ProblemKey& like, const MachineRates& rates) {
+  std::vector<Observation> out;
+  auto add = [&](const db::ProblemKey& p, double ms) {
+    if (ms > 0 && p.layout == like.layout && p.batch == like.batch) out.push_back({p, ms, rooflineMs(p, rates)});
+  };
+  const std::string fingerprint = db::gpuFingerprint(gpu);
+  for (const db::StoredBaseline& b : store.baselines())
+    if (b.gpuFingerprint == fingerprint && b.library == "cublas") add(b.problem, b.medianMs);
+  db::ResultFilter filter;
+  filter.gpuId = gpuId;
+  filter.family = "cublas";
+  filter.status = "ok";
+  filter.layout = like.layout;
+  filter.batch = like.batch;
+  for (const db::StoredResult& row : store.results(filter)) add(row.key.problem, row.medianMs.value_or(0));
+  return out;
+}
+
+}  // namespace gemmtune::serving

@@ -1,0 +1,181 @@
+// The family model (model/FamilyModel, serving/NearestChoice) and the lookup's choice for
+// unmeasured shapes with it (issue 28): a GEMV is priced by DRAM bandwidth, a skinny long-K shape
+// with few tiles wants its K split, calibration follows the measured rows; a skinny shape is
+// served by thin with split-K where the database's thin rows say so; cuBLAS is the answer where
+// its baselines predict it faster beyond the margin, never when the policy leaves it out.
+// Run: ctest -R dbLookupModel
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "CompileResult.hpp"
+#include "Database.hpp"
+#include "FamilyModel.hpp"
+#include "FamilyRegistry.hpp"
+#include "Lookup.hpp"
+#include "NearestChoice.hpp"
+#include "PresentEnvironment.hpp"
+#include "SqliteStore.hpp"
+#include "db_test_support.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::db;
+using namespace gemmtune::serving;
+using gemmtune::test::ScratchDir;
+
+namespace {
+
+// The test H100 with its SM clock: 132 × 128 × 2 × 1.98 GHz = 66.9 TFLOP/s, 3352 GB/s.
+GpuSpec clockedGpu() {
+  GpuSpec g = test::testGpu();
+  g.clockKhz = 1980000;
+  return g;
+}
+
+const std::string kThin = "thin_bm16_bn64_bk32_tm2_tn4_st4_sk8";
+const std::string kWarptile = "warptile_bm64_bn64_bk16_wm32_wn32_wni1_tm8_tn4_t128";
+
+struct ModelLookup : ::testing::Test {
+  ScratchDir dir;
+  Database db{dir / "tune.db", {OpenMode::ReadWrite, OpenCheck::Quick}};
+  SqliteStore store{db};
+  GpuSpec gpu = clockedGpu();
+  std::int64_t run = store.beginRun(test::testRun(gpu));
+
+  PresentEnvironment present() {
+    PresentEnvironment p = serving::presentEnvironment();
+    p.driverVersion = test::kDriver;
+    return p;
+  }
+  void addMs(const std::string& instance, long long m, long long n, long long k, double ms) {
+    ASSERT_TRUE(store.recordResult(run, test::okResult(instance, m, n, k, 2.0 * m * n * k / (ms * 1e6), gpu)));
+  }
+  void addCublas(long long m, long long n, long long k, double ms) {
+    BaselineRecord b;
+    b.libraryVersion = "13.0";
+    b.problem = {m, n, k};
+    b.medianMs = ms;
+    ASSERT_TRUE(store.recordBaseline(run, b));
+  }
+  // Square sizes, where warptile wins, and one skinny size, where thin with 8 K slices does.
+  void addSquareAndSkinnyRows() {
+    addMs(kWarptile, 1024, 1024, 1024, 0.110);
+    addMs(kThin, 1024, 1024, 1024, 0.400);
+    addMs(kWarptile, 16, 4096, 4096, 0.150);
+    addMs(kThin, 16, 4096, 4096, 0.030);
+  }
+};
+
+}  // namespace
+
+TEST(dbLookupModelRule, AGemvIsPricedByDramBandwidth) {
+  const MachineRates h100 = machineRatesOf(clockedGpu());
+  ASSERT_NEAR(h100.dramGBps, 3352.3, 0.1);
+  ASSERT_NEAR(h100.peakGflops, 66908, 1);
+  const ProblemKey gemv{4096, 1, 4096};
+  KernelGeometry g;
+  g.blocks = 512;
+  g.residency = Residency{8, 2};
+  g.tileM = 8;
+  g.tileN = 8;
+  // A read once (64 MiB) dominates: 20 µs of DRAM against well under 1 µs of arithmetic.
+  const double bytes = 4.0 * (4096.0 * 4096 + 4096 + 2 * 4096);
+  EXPECT_DOUBLE_EQ(compulsoryBytes(gemv), bytes);
+  EXPECT_NEAR(rawMs(gemv, g, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
+  EXPECT_NEAR(rooflineMs(gemv, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
+}
+
+// 16x1024x8192 with 16×64 tiles: 16 tiles on 132 SMs. Unsplit, each block runs the whole K alone;
+// 8 slices make 128 blocks of an eighth of the work each, and the partial sums (8 × 16×1024) cost
+// far less than the 7 idle SMs in 8 saved.
+TEST(dbLookupModelRule, ASkinnyLongKShapeWithFewTilesIsFasterSplit) {
+  const GpuSpec gpu = clockedGpu();
+  const Config thin = FamilyRegistry::builtin().parseName(kThin);
+  const StoredResult row;
+  const ProblemKey skinny{16, 1024, 8192};
+  std::vector<double> byVariant;
+  for (const Config& v : launchVariants(thin)) byVariant.push_back(rawMsOf(v, row, gpu, skinny));
+  ASSERT_EQ(byVariant.size(), 5u);  // SPLITK 1, 2, 4, 8, 16: one program
+  EXPECT_GT(byVariant[0], 2 * *std::min_element(byVariant.begin() + 1, byVariant.end()));
+  for (const Config& v : launchVariants(thin)) EXPECT_EQ(programOf(v), programOf(thin));
+  EXPECT_TRUE(sameProgram(launchVariants(thin)[0], thin));
+  const auto split = geometryOf(thin, row, gpu, skinny);
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->blocks, 16 * 8);
+  EXPECT_GT(split->partialBytes, 2.0 * 8 * 16 * 1024 * 4);  // the partial tiles, written and read
+}
+
+TEST(dbLookupModelRule, CalibrationScalesWithTheMeasuredRows) {
+  const ProblemKey asked{512, 512, 512}, anchor{1024, 1024, 1024}, near{512, 512, 256};
+  const std::vector<Observation> own{{anchor, 2.0, 1.0}};
+  EXPECT_DOUBLE_EQ(calibrationRatio(asked, own, own), 2.0);  // the family has nothing nearer
+  // The family ran 1.5× its raw time at the anchor and 3× near the asked size: twice as far from
+  // the model there, so this configuration is expected to be too.
+  const std::vector<Observation> family{{anchor, 1.5, 1.0}, {near, 3.0, 1.0}, {anchor, 1.5, 1.0}};
+  EXPECT_DOUBLE_EQ(calibrationRatio(asked, own, family), 4.0);
+  // The correction is bounded; without own rows the family's ratio near the asked size is used.
+  const std::vector<Observation> wild{{anchor, 1.0, 1.0}, {near, 100.0, 1.0}};
+  EXPECT_DOUBLE_EQ(calibrationRatio(asked, own, wild), 2.0 * kMaxCorrection);
+  EXPECT_DOUBLE_EQ(calibrationRatio(asked, {}, family), 3.0);
+  EXPECT_DOUBLE_EQ(calibrationRatio(asked, {}, {}), 0.0);
+}
+
+TEST_F(ModelLookup, ASkinnyShapeIsServedByThinWithSplitK) {
+  addSquareAndSkinnyRows();
+  Lookup lookup(store, present(), LookupPolicy{false, 1.10});
+  const auto r = lookup.best(gpu, {24, 3000, 6000});
+  ASSERT_EQ(r.quality, MatchQuality::nearest_size) << r.reason;
+  ASSERT_TRUE(r.config);
+  EXPECT_EQ(r.config->family->name, "thin") << r.instance;
+  EXPECT_GT((*r.config)["SPLITK"], 1) << r.instance;
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{16, 4096, 4096}));
+  EXPECT_GT(r.predictedMs, 0);
+  EXPECT_NE(r.reason.find("family model"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.reason.find("cuBLAS"), std::string::npos) << "policy without cuBLAS: " << r.reason;
+  // Square sizes keep their winner.
+  EXPECT_EQ(lookup.best(gpu, {1000, 1000, 1000}).config->family->name, "warptile");
+}
+
+// Another SPLITK is the same program: the row's binary is passed on, though the name differs.
+TEST_F(ModelLookup, AnotherSplitKOfTheRowKeepsItsBinary) {
+  addMs("thin_bm16_bn64_bk32_tm2_tn4_st4_sk1", 16, 1024, 1024, 0.010);
+  Lookup lookup(store, present(), LookupPolicy{false, 1.10});
+  const auto r = lookup.best(gpu, {16, 1024, 16384});  // 16 times deeper: worth splitting
+  ASSERT_EQ(r.quality, MatchQuality::nearest_size) << r.reason;
+  ASSERT_GT((*r.config)["SPLITK"], 1) << r.instance;
+  EXPECT_NE(r.instance, r.measuredInstance);
+  EXPECT_FALSE(r.cubin.empty());
+  EXPECT_EQ(r.loweredNames, splitLoweredNames(test::okResult(r.measuredInstance, 1, 1, 1, 1).loweredName));
+}
+
+TEST_F(ModelLookup, CublasIsAnsweredWhereItsBaselinesPredictItFasterBeyondTheMargin) {
+  addSquareAndSkinnyRows();
+  addCublas(1024, 1024, 1024, 0.050);  // twice as fast as warptile's row
+  Lookup lookup(store, present());
+  const auto r = lookup.best(gpu, {1000, 1000, 1000});
+  EXPECT_EQ(r.quality, MatchQuality::nearest_size);
+  EXPECT_TRUE(r.cublas);
+  EXPECT_FALSE(r.config);
+  EXPECT_EQ(r.instance, "cublas_nn");
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{1024, 1024, 1024}));
+  EXPECT_NEAR(r.predictedMs, 0.050 * rooflineMs({1000, 1000, 1000}, machineRatesOf(gpu)) /
+                                 rooflineMs({1024, 1024, 1024}, machineRatesOf(gpu)), 1e-12);
+  EXPECT_NE(r.reason.find("cuBLAS predicted"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("not faster by the 1.10 margin"), std::string::npos) << r.reason;
+  // Where ours is predicted faster beyond the margin, ours; the reason names both.
+  const auto skinny = lookup.best(gpu, {24, 3000, 6000});
+  EXPECT_FALSE(skinny.cublas) << skinny.reason;
+  EXPECT_NE(skinny.reason.find("cuBLAS predicted"), std::string::npos) << skinny.reason;
+  // Not with cuBLAS left out, nor when a family is asked for.
+  EXPECT_FALSE(Lookup(store, present(), LookupPolicy{false, 1.10}).best(gpu, {1000, 1000, 1000}).cublas);
+  EXPECT_FALSE(lookup.best(gpu, {1000, 1000, 1000}, "warptile").cublas);
+}
+
+TEST_F(ModelLookup, OursWithinTheMarginOfCublasIsNotEnough) {
+  addMs(kWarptile, 1024, 1024, 1024, 0.110);
+  addCublas(1024, 1024, 1024, 0.105);  // ours 5 % slower there: cuBLAS
+  Lookup lookup(store, present());
+  EXPECT_TRUE(lookup.best(gpu, {1000, 1000, 1000}).cublas);
+  Lookup generous(store, present(), LookupPolicy{true, 0.9});  // a margin below 1 lets ours be slower
+  EXPECT_FALSE(generous.best(gpu, {1000, 1000, 1000}).cublas);
+}
