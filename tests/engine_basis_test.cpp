@@ -20,6 +20,7 @@
 #include "ResultStore.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
+#include "engine/BasisRun.hpp"
 #include "scratch_dir.hpp"
 
 using namespace gemmtune;
@@ -92,6 +93,25 @@ TEST(BasisShapes, EveryRequestedLayoutOnceAndNoRequestedProblemTwice) {
   for (const GemmShape& s : shapes) EXPECT_EQ(s.batch, 1);
   EXPECT_EQ(basisRegimeOf({4096, 4096, 32, tn, 1}), "small K");
   EXPECT_EQ(basisRegimeOf({4096, 4096, 4096}), "");
+}
+
+// A program's slice counts, nearest first to one block per SM (132 on an H100): at 16x4096x4096
+// a 32x64 tile makes 64 blocks, so 2 slices; at 512x512x8192 a 32x32 tile makes 256, so 1.
+TEST(BasisShapes, SliceCountsNearestFirstToOneBlockPerSm) {
+  const Family& thin = FamilyRegistry::builtin().get("thin");
+  Config c;
+  c.family = &thin;
+  c.values = {32, 64, 32, 4, 4, 2, 1};  // BM BN BK TM TN STAGES SPLITK
+  auto slices = [&](const GemmShape& s) {
+    std::vector<int> out;
+    for (const Config& v : atEveryLaunchValue(basisFormFor(c, s), s, 132)) out.push_back(v["SPLITK"]);
+    return out;
+  };
+  EXPECT_EQ(slices({16, 4096, 4096}), (std::vector<int>{2, 4, 1, 8, 16}));
+  c.values[1] = 32;
+  EXPECT_EQ(slices({512, 512, 8192}), (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_TRUE(basisFormFor(c, {2000, 40, 3001}).guarded);
+  EXPECT_FALSE(basisFormFor(c, {512, 512, 8192}).guarded);
 }
 
 TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCount) {

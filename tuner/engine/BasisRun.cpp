@@ -25,8 +25,13 @@ namespace {
 // before and after its candidates. Below it the shape is recorded, not timed; a warm rerun whose
 // basis is all stored needs no time at all.
 constexpr double kMinShapeSec = 2.0;
-// Of a shape's share, what its families' turns may take: the rest is for re-timing finalists.
-constexpr double kTurnsShare = 0.8;
+// Of a shape's share, what setting its problem (with the cuBLAS baseline) and its families'
+// turns may take: the rest is for re-timing each family's best against cuBLAS (five rounds of
+// about 25 ms each, as much as a first timing of five candidates for seven families).
+constexpr double kTurnsShare = 0.7;
+// Re-timed per family at a basis shape: its best, interleaved with cuBLAS (the comparison the
+// lookup's margin rests on); ordering near-equals is not worth the time there.
+constexpr size_t kRetimedPerFamily = 1;
 
 std::vector<Layout> layoutsOf(const std::vector<GemmShape>& order) {
   std::vector<Layout> out;
@@ -35,9 +40,15 @@ std::vector<Layout> layoutsOf(const std::vector<GemmShape>& order) {
   return out;
 }
 
-// `config` at every value of its family's launch-only parameters (SPLITK: one program for all),
-// in the order worth timing at `shape` when the budget may cut the tail: nearest first to the
-// count that gives the SMs one block each (the slices a skinny or long-K shape needs).
+// What a configuration compiles to: its name with the launch-only values set aside.
+std::string programOf(Config config) {
+  for (size_t p = 0; p < config.family->params.size(); ++p)
+    if (config.family->params[p].launchOnly) config.values[p] = 0;
+  return config.name();
+}
+
+}  // namespace
+
 std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount) {
   std::vector<Config> out{config};
   const std::vector<ParamSpec>& params = config.family->params;
@@ -68,15 +79,6 @@ std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& sh
   std::stable_sort(out.begin(), out.end(), [&](const Config& a, const Config& b) { return distance(a) < distance(b); });
   return out;
 }
-
-// What a configuration compiles to: its name with the launch-only values set aside.
-std::string programOf(Config config) {
-  for (size_t p = 0; p < config.family->params.size(); ++p)
-    if (config.family->params[p].launchOnly) config.values[p] = 0;
-  return config.name();
-}
-
-}  // namespace
 
 Config basisFormFor(Config config, const GemmShape& shape) {
   if (!config.violated()) return formFor(std::move(config), GemmProblem::packed(shape));
@@ -173,8 +175,10 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
 
 SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, double shapeSec, bool spent,
                                const Turn& turn) {
+  const auto shapeStart = EngineClock::now();
   SizeRun& run = sizes_.open(shape);
   run.progress.kind = "basis";
+  run.retimedPerFamily = kRetimedPerFamily;
   Lists formed;
   for (const auto& [family, configs] : lists) {
     std::vector<Config> mine;
@@ -189,17 +193,22 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
     prepared = true;
   }
   const double turnsSec = std::isfinite(shapeSec) ? kTurnsShare * shapeSec : 0;  // infinite: no deadline
-  const auto turnsEnd = EngineClock::now() + std::chrono::duration_cast<EngineClock::duration>(
-                                                 std::chrono::duration<double>(turnsSec));
-  size_t familiesLeft = formed.size();
+  const auto turnsEnd = shapeStart + std::chrono::duration_cast<EngineClock::duration>(std::chrono::duration<double>(turnsSec));
+  size_t candidatesLeft = 0;
+  for (const auto& [family, configs] : formed) candidatesLeft += configs.size();
   for (const auto& [family, configs] : formed) {
     if (context_.stopped()) break;
     const auto now = EngineClock::now();
-    // Each family an even share of what is left of the turns' time (nothing once spent).
-    if (!std::isfinite(shapeSec)) run.deadline.reset();
-    else run.deadline = spent || turnsEnd <= now ? now : now + (turnsEnd - now) / static_cast<EngineClock::duration::rep>(familiesLeft);
+    // Each family a share of what is left of the turns' time as large as its part of the
+    // candidates left (split-K families list each program at every slice count); none once spent.
+    if (!std::isfinite(shapeSec)) {
+      run.deadline.reset();
+    } else {
+      const double part = static_cast<double>(configs.size()) / static_cast<double>(std::max<size_t>(1, candidatesLeft));
+      run.deadline = spent || turnsEnd <= now ? now : now + std::chrono::duration_cast<EngineClock::duration>((turnsEnd - now) * part);
+    }
     run.deadlineReason = reason_;
-    --familiesLeft;
+    candidatesLeft -= configs.size();
     turn(*family, run, configs);
   }
   run.deadline.reset();

@@ -58,6 +58,11 @@ class BasisRun {
   std::string reason_;  // of the rows the budget left untimed
 };
 
+// `config` at every value of its family's launch-only parameters (SPLITK: one program for all),
+// in the order worth timing at `shape` when the budget may cut the tail: nearest first to the
+// count that gives each of `smCount` SMs a block (the slices a skinny or long-K shape needs).
+std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount);
+
 // `config` in the form that runs `shape` (a configuration violating a constraint: guarded, to be
 // rejected with its reason by the screen).
 Config basisFormFor(Config config, const GemmShape& shape);

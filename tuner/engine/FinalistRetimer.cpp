@@ -46,8 +46,11 @@ void FinalistRetimer::dropCubinsOfNonFinalists(const Family& family, std::vector
 
 std::vector<Timed*> FinalistRetimer::contenders(SizeRun& size) const {
   std::vector<Timed*> finalists;
-  for (const auto& fo : size.out.families)
-    for (Timed* t : finalistsOf(fo.family, size.timed)) finalists.push_back(t);
+  for (const auto& fo : size.out.families) {
+    std::vector<Timed*> mine = finalistsOf(fo.family, size.timed);
+    if (size.retimedPerFamily > 0 && mine.size() > size.retimedPerFamily) mine.resize(size.retimedPerFamily);
+    finalists.insert(finalists.end(), mine.begin(), mine.end());
+  }
   return finalists;
 }
 

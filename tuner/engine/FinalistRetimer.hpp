@@ -43,7 +43,7 @@ class FinalistRetimer {
     std::vector<double> baselineSamples;
   };
 
-  // Every family's finalists at `size`.
+  // Every family's finalists at `size` (its best few where the size says so).
   std::vector<Timed*> contenders(SizeRun& size) const;
   // Whether the stored rows hold the interleaved figures already (see the .cpp).
   bool retimedByAnEarlierRun(SizeRun& size) const;

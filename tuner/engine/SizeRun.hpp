@@ -49,6 +49,9 @@ struct SizeRun {
   // pruned:budget with `deadlineReason`.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::string deadlineReason;
+  // > 0: only each family's best this many are re-timed with cuBLAS (a basis shape, whose time
+  // is better spent on more candidates than on ordering near-equals).
+  size_t retimedPerFamily = 0;
 };
 
 // Once the GPU seconds of a size are spent (--budget), or its turn's deadline has passed (the
