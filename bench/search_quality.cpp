@@ -177,6 +177,7 @@ Run runStrategy(const Args& a, const std::string& strategy, const GpuSpec& gpu, 
   options.carry = a.carry;
   options.selfExe = a.gemmtune;
   options.commandLine = "search_quality --strategy " + strategy;
+  options.basis = false;  // the strategies' searches alone
   if (!a.simulate.empty()) options.simulated = TuneOptions::SimulatedGpu{simulatedWorker(a, work), 13000};
   const fs::path path = work / (strategy + ".db");
   if (strategy != "exhaustive")  // each strategy searches afresh; exhaustive's store may be resumed

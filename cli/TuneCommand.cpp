@@ -50,7 +50,7 @@ struct TuneArgs {
   std::string layouts = "nn", batch = "1";
   double budget = 0;
   int carry = 24;
-  bool fresh = false, resume = false, json = false, prune = false;
+  bool fresh = false, resume = false, json = false, prune = false, noBasis = false;
 };
 
 std::vector<const Family*> parseFamilies(const std::string& list) {
@@ -256,6 +256,9 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   options.strategy = a.strategy;
   makeStrategy(a.strategy, {});  // an unknown name is a usage error before any GPU work
   options.filter.prune = a.prune;
+  // The basis completes the main job's square sizes with the regimes a program meets; a workload
+  // (--shapes), one shape (--mnk) or a shard of a sweep is tuned as asked, nothing added.
+  options.basis = !a.noBasis && a.shapes.empty() && a.mnk.empty() && a.shard.empty();
   options.selfExe = "/proc/self/exe";  // the worker is this very binary
   options.commandLine = ctx.commandLine;
   auto dbPath = db::resolveDatabasePath(a.db);
@@ -325,6 +328,10 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--shard", a->shard,
                   "I/N: tune only shard I (from 0) of N of the sweep's size × family units, e.g. "
                   "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT (shards never overlap; together they cover the sweep)");
+  sub->add_flag("--no-basis", a->noBasis,
+                "Skip the basis: after the sizes, each family's finalists are timed on ten built-in shapes (skinny "
+                "M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 15 % of the run's "
+                "time, so that shapes nobody tuned are chosen from measurements (not run with --shapes, --mnk, --shard)");
   sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");
   sub->add_flag("--resume", a->resume, "Skip candidates already measured with the same cache key (default)");
   sub->add_flag("--fresh", a->fresh, "Measure everything again, ignoring stored results");
@@ -334,7 +341,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "runtime_fault:<code>, timeout, worker_died, wrong_result or pruned:<rule>; only ok can be best.\n"
       "Ctrl-C stops after the candidate in flight; everything measured is kept and the same command resumes.\n\n"
       "Examples:\n"
-      "  gemmtune tune --gpu auto --sizes 1024..8192\n"
+      "  gemmtune tune --gpu auto --sizes 1024..8192   (then the basis shapes: --no-basis skips them)\n"
       "  gemmtune tune --sizes 1000,4096x1024x512 --families {} --json\n"
       "  gemmtune tune --gpu all --sizes 2048 --fresh --strategy exhaustive\n"
       "  gemmtune tune --sizes 1024..8192 --layouts nn,nt,tn,tt\n"

@@ -72,6 +72,7 @@ class EngineGpu : public ::testing::Test {
     options.carry = carry;
     options.selfExe = GEMMTUNE_CLI;
     options.commandLine = "engine_gpu_test";
+    options.basis = false;  // the requested sizes alone
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
     TuningEngine engine(gpu_, compiler, *store, options, progress, stop);
@@ -186,7 +187,7 @@ class TuneCli : public ::testing::Test {
 
   std::vector<std::string> args(const fs::path& dbPath, bool json = false) const {
     std::vector<std::string> a{"tune", "--sizes", "256,512", "--families", "blocktile1d", "--carry", "8",
-                               "--db", dbPath.string()};
+                               "--no-basis", "--db", dbPath.string()};
     if (json) a.push_back("--json");
     return a;
   }

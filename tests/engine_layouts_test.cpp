@@ -52,6 +52,7 @@ class EngineLayouts : public ::testing::Test {
     options.carry = 0;
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
     options.commandLine = "engine_layouts_test";
+    options.basis = false;  // the requested problems alone (the basis: engine_basis_test)
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
     TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);

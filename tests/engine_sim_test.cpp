@@ -73,6 +73,7 @@ class EngineSim : public ::testing::Test {
     options.finalists = search.finalists;
     options.resume = search.resume;
     options.filter.prune = search.prune;
+    options.basis = false;  // the sizes' search alone (the basis: engine_basis_test)
     const std::string state = search.gpus == 1 ? dir_.path().string() : (dir_.path() / "gpu{device}").string();
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, search.gpu, state}, 13000};
     options.commandLine = "engine_sim_test";
@@ -203,7 +204,7 @@ TEST_F(EngineSim, ACandidateWhoseWorkerWasKilledIsMeasuredAgain) {
 TEST_F(EngineSim, TuneOnTwoGpusStopsBothOnCtrlCAndTheSameCommandFinishes) {
   const fs::path db = dir_.path() / "pair.db";
   const std::vector<std::string> args{"tune",       "--sizes", "256,512",    "--families", "smem,blocktile2d",
-                                      "--strategy", "exhaustive", "--db", db.string()};
+                                      "--strategy", "exhaustive", "--no-basis", "--db", db.string()};
   const std::vector<std::string> env{
       "GEMMTUNE_SIMULATED_GPU=h100,h100",
       "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " + (dir_.path() / "gpu{device}").string(),

@@ -34,3 +34,7 @@ if(TARGET search_quality)
   set_tests_properties(searchQuality.ExhaustiveAtTheLargeSizeOnly PROPERTIES LABELS cpu
                        PASS_REGULAR_EXPRESSION "model +256 +blocktile2d +[0-9]+ +- .*model +2048 +blocktile2d +[0-9]+ +1\\.000")
 endif()
+# The basis shapes after the requested sizes, on the simulated GPU.
+gemmtune_add_test(engine_basis_test SOURCES engine_basis_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
+target_compile_definitions(engine_basis_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(engine_basis_test fake_worker)

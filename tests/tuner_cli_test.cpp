@@ -158,7 +158,8 @@ TEST(TuneCli, ParamsReplaceDomainsOfTheFamiliesThatHaveThem) {
   gemmtune::test::ScratchDir dir;
   const std::string db = (dir.path() / "params.db").string();
   const std::vector<std::string> simulated = simulatedH100(dir.path());
-  auto r = runCli({"tune", "--sizes", "256", "--families", "smem,blocktile1d", "--params", "bm=64,BN=64,TM=4/8", "--db", db},
+  auto r = runCli({"tune", "--sizes", "256", "--families", "smem,blocktile1d", "--params", "bm=64,BN=64,TM=4/8",
+                   "--no-basis", "--db", db},
                   simulated);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto rows = runCli({"results", "--db", db, "--csv"});

@@ -13,8 +13,8 @@ ProgressLine::ProgressLine(bool enabled) : enabled_(enabled), terminal_(::isatty
 ProgressLine::~ProgressLine() { clear(); }
 
 std::string ProgressLine::format(const ProgressState& s) {
-  std::string line = fmt::format("{}size {}: {}/{} candidates, {} rejected, {} pruned, {} failed",
-                                 s.gpu.empty() ? "" : s.gpu + " ", s.size, s.done, s.total, s.rejected,
+  std::string line = fmt::format("{}{} {}: {}/{} candidates, {} rejected, {} pruned, {} failed",
+                                 s.gpu.empty() ? "" : s.gpu + " ", s.kind, s.size, s.done, s.total, s.rejected,
                                  s.pruned, s.failed);
   if (!s.bestInstance.empty()) line += fmt::format(", best {:.1f} TFLOP/s {}", s.bestTflops, s.bestInstance);
   if (s.etaSeconds >= 0) line += fmt::format(", ETA {}:{:02}", int(s.etaSeconds) / 60, int(s.etaSeconds) % 60);

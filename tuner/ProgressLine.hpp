@@ -10,6 +10,7 @@ namespace gemmtune {
 
 struct ProgressState {
   std::string gpu;
+  std::string kind = "size";  // "basis": a basis shape (BasisShapes.hpp) after the requested sizes
   std::string size;
   int done = 0, total = 0;
   int rejected = 0, failed = 0, pruned = 0;

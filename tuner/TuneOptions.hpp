@@ -26,6 +26,13 @@ struct TuneOptions {
   int carry = 24;  // 0: every candidate, whatever the strategy
   int finalists = 3;         // per family at least (more within 4 % of the best, up to twice as many),
                              // re-timed interleaved with cuBLAS before declaring
+  // After the requested sizes, each family's finalists are timed on the built-in basis shapes
+  // (BasisShapes.hpp) in every requested layout, within `basisShare` of the run's wall time.
+  // The CLI turns it off for --no-basis, --shapes, --mnk and --shard.
+  bool basis = true;
+  // Of the whole run: the basis gets share/(1-share) of the time the sizes took; 1 or more: no
+  // limit (tests).
+  double basisShare = 0.15;
   FilterOptions filter;
   // First-pass timing of each candidate: cheap, because the GPU is already warm from the
   // previous candidate and the finalists are re-timed interleaved anyway.

@@ -29,11 +29,21 @@ struct SizeOutcome {
   int timed = 0, resumed = 0;
 };
 
+// The basis (BasisShapes.hpp): each family's finalists timed on the built-in shape regimes.
+struct BasisOutcome {
+  std::vector<SizeOutcome> shapes;   // every basis shape begun, timed or resumed
+  std::vector<std::string> skipped;  // shapes left untimed: the basis's time was spent before them
+  double seconds = 0;                // wall time it took
+  double budgetSeconds = 0;          // its share of the run
+  double runShare = 0;               // seconds / the run's wall time
+};
+
 struct GpuOutcome {
   std::string gpuName;
   std::vector<int> deviceIndices;    // the identical GPUs that shared the work (-1: simulated/offline)
   std::vector<int> lostDevices;      // of those, the ones that dropped out (canary kept failing)
   std::vector<SizeOutcome> sizes;
+  std::optional<BasisOutcome> basis;  // none: --no-basis (or a run it does not apply to)
   double wallSeconds = 0;
   double gpuBusySeconds = 0;         // wall time the workers spent on requests, summed over the GPUs
   int workerRestarts = 0;

@@ -4,6 +4,7 @@
 
 #include "CudaDriver.hpp"
 #include "gemmtune/Errors.hpp"
+#include "engine/BasisRun.hpp"
 #include "engine/CandidateTimer.hpp"
 #include "engine/CompileAhead.hpp"
 #include "engine/EngineContext.hpp"
@@ -38,7 +39,8 @@ TuningEngine::TuningEngine(std::vector<GpuSpec> gpus, Compiler& compiler, db::Re
       screen_(std::make_unique<FamilyScreen>(*context_, *rows_)),
       timer_(std::make_unique<CandidateTimer>(*context_, *rows_)),
       finalists_(std::make_unique<FinalistRetimer>(*context_, *lanes_, *rows_)),
-      sizes_(std::make_unique<SizeRuns>(*context_, *lanes_, *rows_, *finalists_)) {}
+      sizes_(std::make_unique<SizeRuns>(*context_, *lanes_, *rows_, *finalists_)),
+      basis_(std::make_unique<BasisRun>(*context_, *rows_, *sizes_, *finalists_)) {}
 
 TuningEngine::~TuningEngine() = default;
 
@@ -67,9 +69,18 @@ GpuOutcome TuningEngine::run() {
       tuneFamily(*f, size);
       finalists_->dropCubinsOfNonFinalists(*f, size.timed);
     }
+    if (ctx.options.basis && !ctx.stopped()) basis_->prefetch(*f, order);
   }
   ctx.progressLine.clear();
   outcome.sizes = finishSizes(order);
+  if (ctx.options.basis && !ctx.stopped()) {
+    outcome.basis = basis_->run(order, secondsSince(start), [&](const Family& f, SizeRun& size, const std::vector<Config>& given) {
+      tuneFamily(f, size, &given);
+      finalists_->dropCubinsOfNonFinalists(f, size.timed);
+    });
+    ctx.progressLine.clear();
+    outcome.basis->runShare = outcome.basis->seconds / std::max(1e-9, secondsSince(start));
+  }
 
   outcome.interrupted = ctx.stopped();
   lanes_->end(ctx, outcome);
@@ -83,7 +94,8 @@ std::vector<SizeOutcome> TuningEngine::finishSizes(const std::vector<GemmShape>&
   for (const auto& s : order) {
     SizeRun* size = sizes_->find(s);
     if (!size) continue;
-    if (!context_->stopped()) sizes_->use(s);  // the finalists are re-timed there
+    // The finalists are re-timed there (a warm rerun's were re-timed already: no problem to set).
+    if (!context_->stopped() && finalists_->needsRounds(*size)) sizes_->use(s);
     bySize[s.str()] = sizes_->finish(*size);
   }
   std::vector<SizeOutcome> out;  // in the order asked for
@@ -92,11 +104,14 @@ std::vector<SizeOutcome> TuningEngine::finishSizes(const std::vector<GemmShape>&
   return out;
 }
 
-void TuningEngine::tuneFamily(const Family& family, SizeRun& size) {
+void TuningEngine::tuneFamily(const Family& family, SizeRun& size, const std::vector<Config>* given) {
   EngineContext& ctx = *context_;
   FamilyTurn turn(family, size);
-  ScreenedFamily screened = screen_->screen(turn);  // the rejected are recorded already
-  SearchStrategy& strategy = strategyFor(family);
+  // The rejected are recorded already.
+  ScreenedFamily screened = given ? screen_->screenGiven(turn, *given) : screen_->screen(turn);
+  // A given list is timed as given; the family's strategy learns from its own picks only.
+  std::unique_ptr<SearchStrategy> fixed = given ? makeExhaustiveSearch() : nullptr;
+  SearchStrategy& strategy = fixed ? *fixed : strategyFor(family);
   strategy.start(SearchContext{turn.shape, ctx.gpu.smCount}, std::move(screened.points));
   const RankPruning pruning(screened, *rows_, strategy, ctx.options, turn.shape);
   CompileAhead ahead(ctx, screened, strategy.plan(), pruning);

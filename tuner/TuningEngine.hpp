@@ -3,8 +3,10 @@
 // timed on whichever GPU is free). Candidates go from the space (filters with reasons) through
 // NVRTC (in the background, ahead of the GPUs) to a worker process (verify, then time), and every
 // one ends as a result row in the DB, in the run of the GPU that measured it. Finalists are
-// re-timed interleaved with cuBLAS on one GPU before a winner is declared. The work is done in
-// named phases (tuner/engine/, one job per file); this class drives them.
+// re-timed interleaved with cuBLAS on one GPU before a winner is declared. Then each family's
+// finalists are timed on a small built-in basis of shape regimes (tuner/BasisShapes.hpp), within
+// a share of the run's time. The work is done in named phases (tuner/engine/, one job per file);
+// this class drives them.
 #pragma once
 
 #include <atomic>
@@ -29,6 +31,7 @@ class FamilyScreen;
 class CandidateTimer;
 class FinalistRetimer;
 class SizeRuns;
+class BasisRun;
 struct SizeRun;
 
 class TuningEngine {
@@ -47,8 +50,9 @@ class TuningEngine {
   GpuOutcome run();
 
  private:
-  // One family's turn at one size, phase by phase (tuner/engine/).
-  void tuneFamily(const Family& family, SizeRun& size);
+  // One family's turn at one size, phase by phase (tuner/engine/): its search strategy's pick of
+  // the space, or exactly `given` (the basis: a fixed list, in that order).
+  void tuneFamily(const Family& family, SizeRun& size, const std::vector<Config>* given = nullptr);
   // Every size tuned, in `order`: finalists re-timed (unless the run stopped), bests declared.
   std::vector<SizeOutcome> finishSizes(const std::vector<GemmShape>& order);
   SearchStrategy& strategyFor(const Family& family);
@@ -60,6 +64,7 @@ class TuningEngine {
   std::unique_ptr<CandidateTimer> timer_;
   std::unique_ptr<FinalistRetimer> finalists_;
   std::unique_ptr<SizeRuns> sizes_;
+  std::unique_ptr<BasisRun> basis_;
   // One search strategy per family for the whole run: it learns from every size it has seen.
   std::map<const Family*, std::unique_ptr<SearchStrategy>> strategies_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "CandidateFilter.hpp"
 #include "FamilyRegistry.hpp"
 #include "engine/EngineContext.hpp"
 #include "engine/RowRecorder.hpp"
@@ -40,6 +41,18 @@ ScreenedFamily FamilyScreen::screen(FamilyTurn& turn) {
   s.classic = classicConfig(turn.family, turn.shape);
   if (s.classic) turn.outcome.classicInstance = s.classic->name();
   s.candidates = screenSpace(turn.family, context_.gpu, spaceAt(turn.shape, context_.options));
+  admit(turn, s);
+  return s;
+}
+
+ScreenedFamily FamilyScreen::screenGiven(FamilyTurn& turn, const std::vector<Config>& configs) {
+  ScreenedFamily s;
+  for (const Config& c : configs) s.candidates.push_back(checkBeforeCompile(c, context_.gpu, turn.shape));
+  admit(turn, s);
+  return s;
+}
+
+void FamilyScreen::admit(FamilyTurn& turn, ScreenedFamily& s) {
   s.sourceHashes.assign(s.candidates.size(), sourceHashOf(turn.family));
   turn.size.progress.total += static_cast<int>(s.candidates.size());
 
@@ -62,7 +75,6 @@ ScreenedFamily FamilyScreen::screen(FamilyTurn& turn) {
     s.points.push_back(std::move(p));
   }
   rows_.recordBatch(batch);
-  return s;
 }
 
 RankPruning::RankPruning(const ScreenedFamily& screened, const RowRecorder& rows, const SearchStrategy& strategy,

@@ -42,8 +42,14 @@ class FamilyScreen {
   // Screens `turn.family` at its size and records the rejected; the classic configuration
   // becomes the turn's yardstick.
   ScreenedFamily screen(FamilyTurn& turn);
+  // The basis (BasisRun): only `configs`, each in its form for the turn's size, in this order;
+  // no yardstick (the basis times what its budget allows, the classic configuration included
+  // only where it is a finalist).
+  ScreenedFamily screenGiven(FamilyTurn& turn, const std::vector<Config>& configs);
 
  private:
+  // Records the rejected among `s.candidates`; the rest become the strategy's points.
+  void admit(FamilyTurn& turn, ScreenedFamily& s);
   const std::string& sourceHashOf(const Family& family);
 
   EngineContext& context_;

@@ -44,12 +44,23 @@ void FinalistRetimer::dropCubinsOfNonFinalists(const Family& family, std::vector
     }
 }
 
-void FinalistRetimer::retime(SizeRun& size) {
+std::vector<Timed*> FinalistRetimer::contenders(SizeRun& size) const {
   std::vector<Timed*> finalists;
-  for (const auto& fo : size.out.families)
-    for (Timed* t : finalistsOf(fo.family, size.timed)) finalists.push_back(t);
-  if (finalists.size() < 2) return;
-  if (retimedByAnEarlierRun(size)) return;
+  for (const auto& fo : size.out.families) {
+    std::vector<Timed*> mine = finalistsOf(fo.family, size.timed);
+    if (size.retimedPerFamily > 0 && mine.size() > size.retimedPerFamily) mine.resize(size.retimedPerFamily);
+    finalists.insert(finalists.end(), mine.begin(), mine.end());
+  }
+  return finalists;
+}
+
+bool FinalistRetimer::needsRounds(SizeRun& size) const {
+  return contenders(size).size() >= 2 && !retimedByAnEarlierRun(size);
+}
+
+void FinalistRetimer::retime(SizeRun& size) {
+  if (!needsRounds(size)) return;
+  const std::vector<Timed*> finalists = contenders(size);
   const Rounds rounds = runRounds(finalists, size.out);
   // Stopped mid-rounds: some finalists would be stored re-timed and others not, and the resumed
   // run would take the size as re-timed. Nothing is recorded; that run re-times them all.

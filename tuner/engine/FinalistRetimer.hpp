@@ -24,6 +24,9 @@ class FinalistRetimer {
   // Re-times the finalists of every family of `size` and records them (unless the run stops
   // mid-rounds); the size's cuBLAS figure becomes the interleaved one.
   void retime(SizeRun& size);
+  // Whether retime would run rounds on the GPU (false: fewer than two finalists, or an earlier
+  // run's rows hold the interleaved figures): the size's problem need not be set for it.
+  bool needsRounds(SizeRun& size) const;
   // A family's contenders for re-timing at one size, fastest first (complete timings only).
   std::vector<Timed*> finalistsOf(const std::string& family, std::vector<Timed>& timed) const;
   // Only a family's finalists need their cubins after it is done at a size (a workload of many
@@ -40,6 +43,8 @@ class FinalistRetimer {
     std::vector<double> baselineSamples;
   };
 
+  // Every family's finalists at `size` (its best few where the size says so).
+  std::vector<Timed*> contenders(SizeRun& size) const;
   // Whether the stored rows hold the interleaved figures already (see the .cpp).
   bool retimedByAnEarlierRun(SizeRun& size) const;
   Rounds runRounds(const std::vector<Timed*>& finalists, const SizeOutcome& out);

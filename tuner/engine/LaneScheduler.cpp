@@ -13,6 +13,16 @@
 
 namespace gemmtune {
 
+namespace {
+
+// Why the rest of an over-budget size is not timed: the basis's share of the run, or --budget.
+std::string budgetReason(const SizeRun& size, const TuneOptions& options) {
+  if (size.deadline && EngineClock::now() >= *size.deadline) return size.deadlineReason;
+  return fmt::format("--budget {} s spent at this size", options.budgetSec);
+}
+
+}  // namespace
+
 LaneScheduler::LaneScheduler(EngineContext& context, RowRecorder& rows, CandidateTimer& timer, FamilyTurn& turn,
                              ScreenedFamily& screened, SearchStrategy& strategy, const RankPruning& pruning,
                              CompileAhead& ahead)
@@ -155,7 +165,7 @@ void LaneScheduler::recordNotProposed(LaneGroup& lanes) {
       c.reason = *kept;
     } else if (overBudget(turn_.size, context_.options)) {
       c.limit = "budget";
-      c.reason = fmt::format("--budget {} s spent at this size", context_.options.budgetSec);
+      c.reason = budgetReason(turn_.size, context_.options);
     } else {
       c.limit = "rank";
       c.reason = strategy_.notTimedReason(r);

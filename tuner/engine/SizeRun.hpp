@@ -2,6 +2,7 @@
 // FamilyTurn: one family's turn at one size, what its phases add to.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,11 +43,21 @@ struct SizeRun {
   std::vector<Timed> timed;
   ProgressState progress;
   std::map<const Lane*, CandidateResult> baselines;  // cuBLAS when the size was first prepared
+  bool prepared = false;                             // set on the workers, its cuBLAS baseline timed
   double gpuSec = 0;                                 // against --budget
+  // A basis shape's turn (BasisRun): once this time is past, the rest of the turn is
+  // pruned:budget with `deadlineReason`.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::string deadlineReason;
+  // > 0: only each family's best this many are re-timed with cuBLAS (a basis shape, whose time
+  // is better spent on more candidates than on ordering near-equals).
+  size_t retimedPerFamily = 0;
 };
 
-// Once the GPU seconds of a size are spent (--budget), the rest of it is pruned:budget.
+// Once the GPU seconds of a size are spent (--budget), or its turn's deadline has passed (the
+// basis's share of the run), the rest of it is pruned:budget.
 inline bool overBudget(const SizeRun& size, const TuneOptions& options) {
+  if (size.deadline && std::chrono::steady_clock::now() >= *size.deadline) return true;
   return options.budgetSec > 0 && size.gpuSec > options.budgetSec;
 }
 

@@ -39,12 +39,23 @@ void declareBest(FamilyOutcome& fo, SizeOutcome& out, const std::vector<Timed>& 
 
 }  // namespace
 
-SizeRun& SizeRuns::use(const GemmShape& shape) {
+SizeRun& SizeRuns::open(const GemmShape& shape) {
   auto [it, first] = runs_.try_emplace(shape.str());
   SizeRun& run = it->second;
+  if (first) {
+    run.out.shape = shape;
+    run.progress.gpu = context_.gpu.name;
+    run.progress.size = shape.str();
+    if (context_.options.resume) rows_.readStoredRows(shape);
+  }
+  return run;
+}
+
+SizeRun& SizeRuns::use(const GemmShape& shape) {
+  SizeRun& run = open(shape);
   if (current_ == &run) return run;
   current_ = &run;
-  if (first) {
+  if (!run.prepared) {
     prepare(run, shape);
     return run;
   }
@@ -63,10 +74,7 @@ SizeRun* SizeRuns::find(const GemmShape& shape) {
 }
 
 void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
-  run.out.shape = shape;
-  run.progress.gpu = context_.gpu.name;
-  run.progress.size = shape.str();
-  if (context_.options.resume) rows_.readStoredRows(shape);
+  run.prepared = true;
 
   // cuBLAS goes first at every size, with a long warm-up: it brings each GPU to its boost clock
   // (it idles far below) before any candidate is timed. The first GPU's is the size's baseline.
@@ -90,8 +98,8 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
   }
 }
 
-SizeOutcome SizeRuns::finish(SizeRun& run) {
-  if (!context_.stopped()) finalists_.retime(run);
+SizeOutcome SizeRuns::finish(SizeRun& run, bool retime) {
+  if (retime && !context_.stopped()) finalists_.retime(run);
   recordBaselines(run);
   for (auto& fo : run.out.families) declareBest(fo, run.out, run.timed);
   return run.out;

@@ -23,13 +23,17 @@ class SizeRuns {
   // Makes `shape` every worker's problem: the first time, its stored rows are read (resume) and
   // cuBLAS is timed there (the baseline; its long warm-up brings the GPU to its boost clock).
   SizeRun& use(const GemmShape& shape);
+  // The size's run with its stored rows read, on no GPU yet (a basis shape whose rows are all
+  // stored needs none: BasisRun); `use` prepares it when the GPU is needed.
+  SizeRun& open(const GemmShape& shape);
   // The size's run, or null where no family was tuned at it.
   SizeRun* find(const GemmShape& shape);
-  // After every family: finalists re-timed, baselines recorded, per-family bests.
-  SizeOutcome finish(SizeRun& run);
+  // After every family: finalists re-timed (unless `retime` is false: a basis shape whose time
+  // was spent before it began), baselines recorded, per-family bests.
+  SizeOutcome finish(SizeRun& run, bool retime = true);
 
  private:
-  // The first use of a size: stored rows read, cuBLAS timed on every GPU.
+  // The first use of a size on the GPUs: cuBLAS timed on every GPU.
   void prepare(SizeRun& run, const GemmShape& shape);
   void recordBaselines(SizeRun& run);
 

@@ -10,7 +10,6 @@
 namespace gemmtune {
 
 std::unique_ptr<SearchStrategy> makeModelSearch(const StrategyOptions& options);
-std::unique_ptr<SearchStrategy> makeExhaustiveSearch();
 std::unique_ptr<SearchStrategy> makeRandomSearch(const StrategyOptions& options);
 
 namespace {

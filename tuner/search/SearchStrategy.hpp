@@ -64,5 +64,8 @@ struct StrategyOptions {
 // "model" (default), "exhaustive", "random"; throws UsageError naming the choices.
 std::unique_ptr<SearchStrategy> makeStrategy(const std::string& name, const StrategyOptions& options);
 const std::vector<std::string>& strategyNames();
+// Every point, the classic configuration first, then in the order given: "exhaustive", and the
+// basis's fixed lists of finalists (tuner/engine/BasisRun), whose screen marks no classic.
+std::unique_ptr<SearchStrategy> makeExhaustiveSearch();
 
 }  // namespace gemmtune

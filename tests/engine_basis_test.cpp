@@ -1,0 +1,237 @@
+// The basis (tuner/BasisShapes, tuner/engine/BasisRun) on the simulated GPU (tests/fake_worker
+// `table`): after the requested sizes, each family's finalists are timed on every basis shape,
+// split-K families at every slice count; --no-basis writes nothing there; a spent budget records
+// the basis untimed without the GPU; a second run resumes it and times nothing.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "BasisShapes.hpp"
+#include "CandidateSpace.hpp"
+#include "CliRunner.hpp"
+#include "Compiler.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuDetect.hpp"
+#include "ResultStore.hpp"
+#include "TuneReport.hpp"
+#include "TuningEngine.hpp"
+#include "engine/BasisRun.hpp"
+#include "scratch_dir.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::ScratchDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Small spaces that compile quickly: smem at two tile edges, and thin (split-K 1, 2, 4: a
+// launch-only parameter) at two programs.
+const Family& smallSmem() {
+  static const Family f = withDomains(FamilyRegistry::builtin().get("smem"), {{"BLOCKSIZE", {16, 32}}});
+  return f;
+}
+const Family& smallThin() {
+  static const Family f = withDomains(FamilyRegistry::builtin().get("thin"),
+                                      {{"BM", {32}}, {"BN", {32, 64}}, {"TM", {4}}, {"TN", {4}}, {"STAGES", {2}},
+                                       {"SPLITK", {1, 2, 4}}});
+  return f;
+}
+
+bool isBasisShape(const db::ProblemKey& p) {
+  for (const BasisShape& b : basisShapes())
+    if (p.m == b.shape.M && p.n == b.shape.N && p.k == b.shape.K) return true;
+  return false;
+}
+
+class EngineBasis : public ::testing::Test {
+ protected:
+  GpuOutcome tune(bool basis, double basisShare = 1) {
+    Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
+    auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
+    TuneOptions options;
+    options.sizes = {{256, 256, 256}, {512, 512, 512}};
+    options.families = {&smallSmem(), &smallThin()};
+    options.strategy = "exhaustive";
+    options.carry = 0;
+    options.basis = basis;
+    options.basisShare = basisShare;  // 1: no limit, so that the test does not hang on this machine's speed
+    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
+    options.commandLine = "engine_basis_test";
+    ProgressLine progress(false);
+    std::atomic<bool> stop{false};
+    TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
+    return engine.run();
+  }
+
+  // Rows at the basis shapes: "MxNxK instance" -> full status.
+  std::map<std::string, std::string> basisRows() const {
+    std::map<std::string, std::string> out;
+    for (const auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+      if (isBasisShape(r.key.problem))
+        out[fmt::format("{}x{}x{} {}", r.key.problem.m, r.key.problem.n, r.key.problem.k, r.instance())] = r.fullStatus();
+    return out;
+  }
+
+  ScratchDir dir_;
+  fs::path db_ = dir_.path() / "basis.db";
+};
+
+}  // namespace
+
+TEST(BasisShapes, EveryRequestedLayoutOnceAndNoRequestedProblemTwice) {
+  const Layout nn{}, tn{true, false};
+  const GemmShape requested{16, 4096, 4096};  // nn: tuned in full there
+  const std::vector<GemmShape> shapes = basisShapesFor({nn, tn}, {requested});
+  EXPECT_EQ(shapes.size(), 2 * basisShapes().size() - 1);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), requested), 0);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), GemmShape{16, 4096, 4096, tn, 1}), 1);
+  for (const GemmShape& s : shapes) EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(basisRegimeOf({4096, 4096, 32, tn, 1}), "small K");
+  EXPECT_EQ(basisRegimeOf({4096, 4096, 4096}), "");
+}
+
+// A program's slice counts, nearest first to one block per SM (132 on an H100): at 16x4096x4096
+// a 32x64 tile makes 64 blocks, so 2 slices; at 512x512x8192 a 32x32 tile makes 256, so 1.
+TEST(BasisShapes, SliceCountsNearestFirstToOneBlockPerSm) {
+  const Family& thin = FamilyRegistry::builtin().get("thin");
+  Config c;
+  c.family = &thin;
+  c.values = {32, 64, 32, 4, 4, 2, 1};  // BM BN BK TM TN STAGES SPLITK
+  auto slices = [&](const GemmShape& s) {
+    std::vector<int> out;
+    for (const Config& v : atEveryLaunchValue(basisFormFor(c, s), s, 132)) out.push_back(v["SPLITK"]);
+    return out;
+  };
+  EXPECT_EQ(slices({16, 4096, 4096}), (std::vector<int>{2, 4, 1, 8, 16}));
+  c.values[1] = 32;
+  EXPECT_EQ(slices({512, 512, 8192}), (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_TRUE(basisFormFor(c, {2000, 40, 3001}).guarded);
+  EXPECT_FALSE(basisFormFor(c, {512, 512, 8192}).guarded);
+}
+
+TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCount) {
+  const GpuOutcome run = tune(true);
+  ASSERT_FALSE(run.interrupted);
+  ASSERT_TRUE(run.basis);
+  ASSERT_EQ(run.basis->shapes.size(), basisShapes().size());
+  EXPECT_TRUE(run.basis->skipped.empty());
+  const auto rows = basisRows();
+  for (const SizeOutcome& shape : run.basis->shapes) {
+    EXPECT_GT(shape.timed, 0) << shape.shape.str();
+    EXPECT_TRUE(shape.cublasMs) << shape.shape.str() << ": every basis shape has its cuBLAS baseline";
+    ASSERT_EQ(shape.families.size(), 2u) << shape.shape.str();
+    for (const FamilyOutcome& f : shape.families) EXPECT_FALSE(f.bestInstance.empty()) << f.family << " at " << shape.shape.str();
+  }
+  // Each family's best at 512 (a finalist there) in its guarded form at a ragged shape, and
+  // thin's at every slice count: one program, no new compile.
+  for (const FamilyOutcome& f : run.sizes.at(1).families) {
+    ASSERT_FALSE(f.bestInstance.empty()) << f.family;
+    const std::string ragged = "2000x40x3001 " + f.bestInstance + "_guarded";
+    if (f.family != "thin") {
+      EXPECT_EQ(rows.count(ragged), 1u) << ragged;
+      continue;
+    }
+    const std::string at = f.bestInstance.substr(0, f.bestInstance.find("_sk"));
+    for (const char* sk : {"_sk1", "_sk2", "_sk4"}) {
+      const std::string name = "2000x40x3001 " + at + sk + "_guarded";
+      ASSERT_EQ(rows.count(name), 1u) << name;
+      EXPECT_EQ(rows.at(name).rfind("ok", 0), 0u) << name << " " << rows.at(name);  // ok, or ok:retimed
+    }
+  }
+  // Where every tile divides (512x512x8192), the unguarded form.
+  bool unguarded = false;
+  for (const auto& [row, status] : rows)
+    unguarded = unguarded || (row.rfind("512x512x8192 ", 0) == 0 && row.find("_guarded") == std::string::npos);
+  EXPECT_TRUE(unguarded);
+  const std::string table = formatTuneTable({run});
+  EXPECT_NE(table.find("basis: 10 shape(s) in "), std::string::npos) << table;
+  EXPECT_NE(table.find("16x4096x4096       skinny M"), std::string::npos) << table;
+  const nlohmann::json json = tuneJson({run});
+  EXPECT_EQ(json["gpus"][0]["basis"]["shapes"].size(), basisShapes().size());
+  EXPECT_EQ(json["gpus"][0]["basis"]["shapes"][0]["regime"], "skinny M");
+}
+
+TEST_F(EngineBasis, NoBasisWritesNoRowAtTheBasisShapes) {
+  const GpuOutcome run = tune(false);
+  EXPECT_FALSE(run.basis);
+  EXPECT_TRUE(basisRows().empty());
+  EXPECT_EQ(formatTuneTable({run}).find("basis:"), std::string::npos);
+}
+
+// The basis's share spent before it began (as when the sizes were all resumed in a few seconds):
+// every candidate is recorded pruned:budget with the reason, on no GPU, and a later run with
+// time times them.
+TEST_F(EngineBasis, ASpentBudgetRecordsTheBasisUntimedAndALaterRunTimesIt) {
+  const GpuOutcome spent = tune(true, 1e-9);
+  ASSERT_TRUE(spent.basis);
+  EXPECT_EQ(spent.basis->skipped.size(), basisShapes().size());
+  for (const SizeOutcome& shape : spent.basis->shapes) {
+    EXPECT_EQ(shape.timed, 0) << shape.shape.str();
+    EXPECT_FALSE(shape.cublasMs) << shape.shape.str() << ": its problem was never set on the GPU";
+  }
+  auto rows = basisRows();
+  ASSERT_FALSE(rows.empty());
+  for (const auto& [row, status] : rows)
+    EXPECT_TRUE(status == "pruned:budget" || status.rfind("rejected", 0) == 0) << row << " " << status;
+  const auto stored = db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({});
+  const auto budget = std::find_if(stored.begin(), stored.end(),
+                                   [](const db::StoredResult& r) { return r.fullStatus() == "pruned:budget"; });
+  ASSERT_NE(budget, stored.end());
+  EXPECT_NE(budget->errorText.find("the basis's time was spent"), std::string::npos) << budget->errorText;
+  EXPECT_NE(formatTuneTable({spent}).find("not timed, the basis's time was spent"), std::string::npos);
+
+  const GpuOutcome later = tune(true);
+  ASSERT_TRUE(later.basis);
+  EXPECT_TRUE(later.basis->skipped.empty());
+  for (const SizeOutcome& shape : later.basis->shapes) EXPECT_GT(shape.timed, 0) << shape.shape.str();
+}
+
+TEST_F(EngineBasis, ASecondRunResumesTheBasisOnNoGpu) {
+  const GpuOutcome first = tune(true);
+  ASSERT_TRUE(first.basis);
+  const auto rows = basisRows();
+  const GpuOutcome second = tune(true);
+  ASSERT_TRUE(second.basis);
+  ASSERT_EQ(second.basis->shapes.size(), first.basis->shapes.size());
+  for (size_t i = 0; i < second.basis->shapes.size(); ++i) {
+    const SizeOutcome& shape = second.basis->shapes[i];
+    EXPECT_EQ(shape.timed, 0) << shape.shape.str();
+    EXPECT_GT(shape.resumed, 0) << shape.shape.str();
+    // Stored and re-timed already: its problem is never set, not even for a cuBLAS baseline.
+    EXPECT_FALSE(shape.cublasMs) << shape.shape.str();
+    EXPECT_EQ(shape.bestInstance, first.basis->shapes[i].bestInstance) << shape.shape.str();
+  }
+  EXPECT_EQ(basisRows(), rows);
+}
+
+// The command line: the basis runs after --sizes unless --no-basis, never after --shapes.
+TEST(TuneCliBasis, NoBasisAndShapesRunNone) {
+  ScratchDir dir;
+  const std::vector<std::string> env{
+      "GEMMTUNE_SIMULATED_GPU=h100",
+      "GEMMTUNE_SIMULATED_WORKER=" + std::string(GEMMTUNE_FAKE_WORKER) + " table " + (dir.path() / "worker").string(),
+      "XDG_CACHE_HOME=" + (dir.path() / "cache").string()};
+  const std::string db = (dir.path() / "cli.db").string();
+  const std::vector<std::string> base{"tune", "--families", "smem", "--params", "BLOCKSIZE=16", "--db", db, "--json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::runCli(args, env);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return nlohmann::json::parse(r.out)["gpus"][0];
+  };
+  EXPECT_FALSE(with({"--sizes", "128", "--no-basis"}).contains("basis"));
+  const fs::path shapes = dir.path() / "shapes.txt";
+  std::ofstream(shapes) << "128x64x32\n";
+  EXPECT_FALSE(with({"--shapes", shapes.string()}).contains("basis"));
+  for (const auto& r : db::openStore(db, {db::OpenMode::ReadOnly})->results({}))
+    EXPECT_FALSE(isBasisShape(r.key.problem)) << r.instance() << " at " << r.key.problem.m;
+  EXPECT_TRUE(with({"--sizes", "128"}).contains("basis"));
+  auto help = test::runCli({"tune", "--help"});
+  EXPECT_NE(help.out.find("--no-basis"), std::string::npos);
+}
