@@ -92,8 +92,9 @@ class Lookup {
 
  private:
   struct Candidate {
-    Config config;
+    Config config;  // empty for cuBLAS
     const StoredResult* row;
+    bool cublas = false;  // the row is cuBLAS's (exact answers only)
   };
   // What one answer reads: the rows of the asked GPU, layout and β class (and family), and the
   // rows read so far, which candidates point into.
@@ -125,6 +126,9 @@ class Lookup {
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
   // `row`'s configuration in the form that runs `asked`, if the row is valid for it.
   std::optional<Config> usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
+  // Whether cuBLAS's `row` may answer `asked`: only exactly (its size, layout, batch and β class),
+  // where the policy allows cuBLAS, current and of a plausible speed.
+  bool cublasUsable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
   void skip(const StoredResult& row, const std::string& why);
 
   const ResultStore& store_;
