@@ -2,7 +2,9 @@
 // database. Every candidate row is re-validated (its name parses to a known family and a valid
 // configuration, it is not stale, it fits the GPU's limits, it claims no speed above the GPU's
 // peak: SpeedBound.hpp) before it is returned; a row that fails is skipped and logged once.
-// Answers are memoised per Lookup object.
+// Answers are memoised per Lookup object. cuBLAS's rows (family "cublas", no configuration) are
+// valid where the policy allows cuBLAS, current and of a plausible speed; they answer only at
+// their own size, layout, batch and β class (`exact`), never a nearest size or another layout.
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
 // otherwise `nearest_size`: the measured sizes are ranked by

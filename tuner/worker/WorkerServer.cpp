@@ -100,11 +100,19 @@ CandidateResult WorkerServer::runCublas(const TimingPolicy& policy, bool verifyF
   if (verifyFirst) {
     // cuBLAS as a candidate: the same checks in the same layouts as any configuration, against the
     // pedantic reference (its default math must agree with it exactly on small integers).
-    const Verdict v = verifyEveryLayout(d, gpu_, kernels_, [&](const SgemmArgs& a) { blas_.gemm(Cublas::Math::Default, a); });
-    r.maxError = v.maxError;
-    if (!v.ok) {
-      r.status = kStatusWrongResult;
-      r.detail = v.detail;
+    try {
+      const Verdict v =
+          verifyEveryLayout(d, gpu_, kernels_, [&](const SgemmArgs& a) { blas_.gemm(Cublas::Math::Default, a); });
+      r.maxError = v.maxError;
+      if (!v.ok) {
+        r.status = kStatusWrongResult;
+        r.detail = v.detail;
+      }
+    } catch (const CublasError& e) {
+      // cuBLAS refused a verification layout (a status, not a fault): no row of it can be trusted.
+      if (CUresult h = gpu_.health(); h != CUDA_SUCCESS) throw CudaError(h, e.what());
+      r.status = kStatusLaunchError;
+      r.detail = e.what();
     }
   }
   // The same problem the candidates are timed on: its layout, its batches (one strided call).
