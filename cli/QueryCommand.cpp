@@ -35,7 +35,8 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   if (a.batch < 1) throw UsageError(fmt::format("--batch must be at least 1, got {}", a.batch));
   problem.layout = a.layout;
   problem.batch = a.batch;
-  if (!a.family.empty()) FamilyRegistry::builtin().get(a.family);  // unknown family: usage error
+  // "cublas" asks for cuBLAS's row; any other name must be a kernel family (else a usage error).
+  if (!a.family.empty() && a.family != serving::kCublasFamily) FamilyRegistry::builtin().get(a.family);
 
   const std::string path = db::resolveDatabasePath(a.db).string();
   if (!db::storeMayExist(path)) return noResults(path, "no tuning results yet (no database)");
@@ -53,6 +54,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
                                      problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "");
   std::optional<double> percent;
   if (best.cublasGflops && *best.cublasGflops > 0) percent = 100.0 * best.gflops / *best.cublasGflops;
+  const bool found = best.config || best.cublas;
   std::string ptxCommand = best.config ? fmt::format("gemmtune ptx {} --arch {} --stats", best.instance, gpu.spec.arch()) : "";
 
   if (a.json) {
@@ -62,21 +64,23 @@ int run(const QueryArgs& a, const CliContext& ctx) {
     nlohmann::json j = {{"gpu", gpu.spec.name}, {"fingerprint", gpu.fingerprint}, {"problem", problemJson(problem)},
                         {"family", a.family.empty() ? nlohmann::json() : nlohmann::json(a.family)},
                         {"match", serving::toString(best.quality)}};
-    if (best.config) {
-      j.update({{"instance", best.instance}, {"measured_instance", best.measuredInstance},
+    if (found) {
+      j.update({{"instance", best.instance}, {"cublas", best.cublas}, {"measured_instance", best.measuredInstance},
                 {"measured_problem", problemJson(best.measuredProblem)}, {"distance", best.distance},
                 {"gflops", best.gflops}, {"median_ms", best.medianMs},
                 {"predicted_ms", best.quality == serving::MatchQuality::exact ? nlohmann::json() : nlohmann::json(best.predictedMs)},
                 {"reason", best.reason},
                 {"cublas_gflops", best.cublasGflops ? nlohmann::json(*best.cublasGflops) : nlohmann::json()},
                 {"percent_of_cublas", percent ? nlohmann::json(*percent) : nlohmann::json()},
-                {"threads_per_block", best.config->family->threadsPerBlock(*best.config)},
-                 {"dynamic_smem_bytes", best.config->family->dynamicSmemBytes(*best.config)},
+                {"threads_per_block",
+                 best.config ? nlohmann::json(best.config->family->threadsPerBlock(*best.config)) : nlohmann::json()},
+                {"dynamic_smem_bytes",
+                 best.config ? nlohmann::json(best.config->family->dynamicSmemBytes(*best.config)) : nlohmann::json()},
                 {"ptx_command", ptxCommand}});
     }
     fmt::print("{}\n", j.dump(2));
   }
-  if (!best.config) {
+  if (!found) {
     fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `gemmtune tune --sizes {}` first\n",
                gpu.spec.name, sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(), sizeText);
     return kExitFailure;
@@ -86,7 +90,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<14}{}\n", k, v); };
   row("gpu", fmt::format("{} ({})", gpu.spec.name, gpu.spec.arch()));
   row("problem", fmt::format("{} ({}, beta {})", sizeText, problem.layout, problem.betaClass));
-  row("best", best.instance);
+  row("best", best.cublas ? best.instance + " (cuBLAS)" : best.instance);
   if (best.quality == serving::MatchQuality::exact)
     row("match", "exact");
   else
@@ -96,7 +100,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   row("measured", fmt::format("{:.1f} GFLOP/s (median {:.4f} ms)", best.gflops, best.medianMs));
   row("vs cuBLAS", percent ? fmt::format("{:.1f} % (cuBLAS {:.1f} GFLOP/s)", *percent, *best.cublasGflops)
                            : std::string("not measured"));
-  row("PTX", ptxCommand);
+  row("PTX", best.cublas ? std::string("- (cuBLAS: no gemmtune kernel)") : ptxCommand);
   return kExitOk;
 }
 
@@ -113,7 +117,7 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--layout", a->layout, "How A and B are stored: nn (default), nt, tn or tt (op(A), op(B); row-major)")
       ->type_name("OPS");
   sub->add_option("--batch", a->batch, "Products per call (strided or pointer-array batched), default 1")->type_name("N");
-  sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + ")");
+  sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + "), or cublas: cuBLAS's row");
   sub->add_flag("--json", a->json, "Machine-readable output");
   sub->footer(fmt::format(
       "Match quality: exact (measured at this size), nearest_size (the closest measured size by\n"

@@ -2,7 +2,9 @@
 // resources, status and whether they are stale (measured under another NVRTC, driver, template
 // source, method or GPU fingerprint than the present one, or filed under a family their instance
 // name does not belong to: db/StaleRows.hpp, the rule `gemmtune report` applies too) or claim a
-// speed their GPU cannot reach (serving/SpeedBound.hpp: `query` never serves them).
+// speed their GPU cannot reach (serving/SpeedBound.hpp: `query` never serves them). cuBLAS's rows
+// (family cublas, instance cublas_<layout>: cuBLAS verified and timed as a candidate) are listed
+// like any other, without parameters, registers or shared memory.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -260,7 +262,7 @@ Action addResultsCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--layout", a->layout, "Only this layout: nn, nt, tn or tt (op(A) then op(B))")
       ->type_name("nn|nt|tn|tt");
   sub->add_option("--batch", a->batch, "Only this batch count (1: single products)")->type_name("COUNT");
-  sub->add_option("--family", a->family, "Only this kernel family");
+  sub->add_option("--family", a->family, "Only this kernel family (cublas: cuBLAS's own rows)");
   sub->add_option("--status", a->status, "Only this status: ok, rejected, compile_error, ... or e.g. rejected:smem");
   sub->add_flag("--json", a->json, "Machine-readable output (every column, stale reasons)");
   sub->add_flag("--csv", a->csv, "Comma-separated output with a header line");

@@ -53,10 +53,14 @@ struct TuneArgs {
   bool fresh = false, resume = false, json = false, prune = false, noBasis = false;
 };
 
-std::vector<const Family*> parseFamilies(const std::string& list) {
+// The kernel families `--families` names. "cublas" is none (it has no template): it makes cuBLAS a
+// candidate — verified and recorded as a row of family "cublas" at every size (`cublasRows`); "all"
+// and an empty list include it. Its baseline is timed whatever the list.
+std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRows) {
   const auto& reg = FamilyRegistry::builtin();
   std::vector<const Family*> out;
-  if (list.empty() || list == "all") {
+  cublasRows = list.empty() || list == "all";
+  if (cublasRows) {
     for (const auto& f : reg.all()) {
       if (auto why = unavailableReason(f)) {
         spdlog::warn("family {} skipped: {}", f.name, *why);
@@ -70,12 +74,21 @@ std::vector<const Family*> parseFamilies(const std::string& list) {
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const Family* f = &reg.get(name);  // throws UsageError listing the choices
-    if (auto why = unavailableReason(*f)) throw UnavailableError(fmt::format("family {} is unavailable here: {}", name, *why));
-    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    if (name == "cublas") {
+      cublasRows = true;
+    } else {
+      const Family* f = &reg.get(name);  // throws UsageError listing the choices
+      if (auto why = unavailableReason(*f))
+        throw UnavailableError(fmt::format("family {} is unavailable here: {}", name, *why));
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  if (out.empty())
+    throw UsageError(fmt::format("--families {}: name a kernel family beside cublas (cuBLAS is measured at the sizes "
+                                 "the families are tuned at; families: {})",
+                                 list, familyChoices()));
   return out;
 }
 
@@ -248,7 +261,7 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   TuneOptions options;
   options.sizes = sizesOf(a);
   std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
-  options.families = withParams(parseFamilies(a.families), a.params, narrowed);
+  options.families = withParams(parseFamilies(a.families, options.cublasRows), a.params, narrowed);
   if (!a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
@@ -306,7 +319,9 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       ->type_name("N")
       ->capture_default_str()
       ->excludes(shapes);
-  sub->add_option("--families", a->families, "Comma-separated families (default: all: " + familyChoices() + ")");
+  sub->add_option("--families", a->families,
+                  "Comma-separated families (default: all: " + familyChoices() +
+                      ", cublas); cublas: cuBLAS as a candidate, verified and stored as a row of its own");
   sub->add_option("--params", a->params,
                   "Search these values instead of a parameter's default domain, in every chosen family that has it: "
                   "NAME=V/V/...,NAME=V (e.g. SWIZZLE=1/2/4/8,STAGES=3; `gemmtune space --family F` lists parameters)");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "CublasRuntime.hpp"
 #include "LaunchLimits.hpp"
 
 namespace gemmtune::library {
@@ -113,6 +114,8 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
     // leaves C untouched.
     const long long per = std::min(kBatchesPerLaunch, call.batch), last = call.batch - (call.batch - 1) / per * per;
     const Launch& full = launchFor(context, argsOf(call, 0, per), call.batch);
+    // Planned by the whole call (its batch count), so every chunk's plan is cuBLAS when this one is.
+    if (full.cublas) return runCublas(stream, context, call, error);
     const Launch& tail = launchFor(context, argsOf(call, call.batch - last, last), call.batch);
     for (const Launch* l : {&full, &tail})
       if (!l->error.empty()) {
@@ -156,6 +159,16 @@ Status Dispatcher::run(const Launch& launch, CUstream stream, unsigned long long
   return Status::ok;
 }
 
+Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const GemmCall& call, std::string& error) {
+  std::string why;
+  CublasRuntime* blas = CublasRuntime::get(why);  // loaded: prepare() plans cuBLAS only then
+  if (!blas) {
+    error = why;
+    return Status::launch_failed;
+  }
+  return blas->sgemm(context, stream, call, error) ? Status::ok : Status::launch_failed;
+}
+
 const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {
   std::lock_guard prepareLock(prepareMutex_);
   {
@@ -194,6 +207,17 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
+  if (plan.cublas) {
+    std::string why;
+    if (CublasRuntime::get(why)) {
+      launch.cublas = true;
+      launch.instance = plan.choice.instance;
+      return launch;
+    }
+    warnings_.once("cublas-unavailable",
+                   fmt::format("{}; sgemm() runs gemmtune's kernels where cuBLAS was measured fastest", why));
+    plan = planner_.plan(gpu, asked, false);
+  }
   const Config fallback = defaultConfig(problem.layout);
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});

@@ -2,7 +2,9 @@
 // shape: sizes, layout, leading dimensions, batch, alignment, beta class) plans the configuration
 // and loads its kernel into that context (modules belong to one context); the prepared launch is
 // then kept, so a repeated call costs two driver queries for the current context, a hash lookup
-// under a shared lock, and cuLaunchKernel.
+// under a shared lock, and cuLaunchKernel. A plan answered by cuBLAS's row runs the whole call as one
+// cuBLAS call (CublasRuntime); where cuBLAS cannot be loaded, the best gemmtune kernel runs instead
+// (one warning).
 #pragma once
 
 #include <cuda.h>
@@ -57,6 +59,7 @@ class Dispatcher {
     std::size_t operator()(const ShapeKey& key) const noexcept;
   };
   struct Launch {
+    bool cublas = false;  // the plan is cuBLAS's (loaded): the whole call is one cuBLAS call
     const LoadedKernel* kernel = nullptr;
     LaunchPlan plan;
     std::string instance;
@@ -74,6 +77,8 @@ class Dispatcher {
   const Launch& launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch);
   Status run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
              std::string& error);
+  // The whole row-major `call`, every batch, through cuBLAS (CublasRuntime).
+  Status runCublas(CUstream stream, unsigned long long context, const GemmCall& call, std::string& error);
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   int currentOrdinal();

@@ -51,8 +51,8 @@ const char* toString(Status status) {
 
 struct Library::Impl {
   explicit Impl(const std::filesystem::path& dbPath) : planner(dbPath, warnings), dispatcher(planner, specs, warnings) {}
-  explicit Impl(const std::vector<std::string>& stores)
-      : planner(stores, warnings), dispatcher(planner, specs, warnings) {}
+  Impl(const std::vector<std::string>& stores, bool cublas)
+      : planner(stores, warnings, cublas), dispatcher(planner, specs, warnings) {}
   library::Warnings warnings;
   library::DeviceSpecs specs;
   library::Planner planner;
@@ -60,7 +60,7 @@ struct Library::Impl {
 };
 
 Library::Library(std::filesystem::path dbPath) : impl_(std::make_unique<Impl>(dbPath)) {}
-Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options.stores)) {}
+Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options.stores, options.cublas)) {}
 Library::~Library() = default;
 
 Choice Library::best(int device, long long M, long long N, long long K) { return best(device, Op::N, Op::N, M, N, K); }

@@ -18,6 +18,14 @@ namespace {
 
 constexpr const char* kTuneHint = "run `gemmtune tune` to add tuned results";
 
+// This build's environment, and the driver's version where there is a driver: rows measured under
+// another driver are stale; offline (no driver) the part is not judged.
+db::PresentEnvironment presentHere() {
+  db::PresentEnvironment present = serving::presentEnvironment();
+  if (CudaDriver::available()) present.driverVersion = CudaDriver::get().version();
+  return present;
+}
+
 }  // namespace
 
 Config defaultConfig(const Layout& layout) {
@@ -47,10 +55,11 @@ std::vector<std::string> defaultStores(const std::string& userDb) {
 
 }  // namespace
 
-Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings)
-    : Planner(defaultStores(dbPath.string()), warnings) {}
+Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas)
+    : Planner(defaultStores(dbPath.string()), warnings, cublas) {}
 
-Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings) : warnings_(warnings) {
+Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas)
+    : warnings_(warnings), cublas_(cublas) {
   std::vector<std::string> wanted = locations.empty() ? defaultStores({}) : locations;
   std::vector<std::pair<std::size_t, std::string>> missing;  // warned only when no store is usable
   for (const auto& location : wanted) {
@@ -87,13 +96,18 @@ void Planner::open(Source& source) {
     giveUp(source, fmt::format("the tuning database {} is empty; {}", db::maskLocation(path), kTuneHint), true);
     return;
   }
-  db::PresentEnvironment present = serving::presentEnvironment();
-  // Rows measured under another driver are stale; offline (no driver) the part is not judged.
-  if (CudaDriver::available()) present.driverVersion = CudaDriver::get().version();
-  source.lookup = std::make_unique<serving::Lookup>(*source.db, std::move(present));
+  source.lookup = std::make_unique<serving::Lookup>(*source.db, presentHere(), serving::LookupPolicy{cublas_});
+}
+
+serving::Lookup& Planner::lookupOf(Source& source, bool cublas) {
+  if (cublas || !cublas_) return *source.lookup;  // the main lookup's policy already excludes cuBLAS
+  if (!source.kernelsOnly)
+    source.kernelsOnly = std::make_unique<serving::Lookup>(*source.db, presentHere(), serving::LookupPolicy{false});
+  return *source.kernelsOnly;
 }
 
 void Planner::giveUp(Source& source, const std::string& why, bool quiet) {
+  source.kernelsOnly.reset();
   source.lookup.reset();
   source.db.reset();
   source.unusable = why;
@@ -108,7 +122,7 @@ std::string Planner::locations() const {
   return out;
 }
 
-Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
+Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape, bool allowCublas) {
   std::lock_guard lock(mutex_);
   // Highest precedence first: the first exact answer wins, else the first nearest-size one.
   std::optional<serving::LookupResult> nearest;
@@ -121,13 +135,13 @@ Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
     }
     serving::LookupResult r;
     try {
-      r = source.lookup->best(gpu, db::problemKeyOf(shape));
+      r = lookupOf(source, allowCublas).best(gpu, db::problemKeyOf(shape));
     } catch (const std::exception& e) {
       giveUp(source, fmt::format("the tuning database {} failed ({})", db::maskLocation(source.location), e.what()));
       if (unusable.empty()) unusable = source.unusable;
       continue;
     }
-    if (r.quality == serving::MatchQuality::none || !r.config) continue;
+    if (r.quality == serving::MatchQuality::none || !(r.config || r.cublas)) continue;
     if (r.quality == serving::MatchQuality::exact) {
       found = std::move(r);
       break;
@@ -143,13 +157,23 @@ Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
     warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig(shape.layout).name()));
     return fallback(why, shape.layout);
   }
-  serving::LookupResult& r = *found;
+  return planOf(*found, shape);
+}
+
+Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
   Plan p;
-  p.config = *r.config;
   p.choice.instance = r.instance;
   p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
   p.choice.measuredSize = db::shapeOf(r.measuredProblem).str();
   p.choice.measuredGflops = r.gflops;
+  if (r.cublas) {
+    p.cublas = true;
+    p.choice.note = p.choice.match == Match::exact
+                        ? fmt::format("cuBLAS was measured fastest at {}", p.choice.measuredSize)
+                        : fmt::format("cuBLAS is predicted fastest for {}: {}", shape.str(), r.reason);
+    return p;
+  }
+  p.config = *r.config;
   if (p.choice.match == Match::nearest_size)
     p.choice.note = fmt::format("{} was measured at {}, chosen for {} as the {}{}", r.measuredInstance,
                                 p.choice.measuredSize, shape.str(), r.reason,

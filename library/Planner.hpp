@@ -22,12 +22,14 @@ class ResultStore;
 }  // namespace gemmtune::db
 namespace gemmtune::serving {
 class Lookup;
+struct LookupResult;
 }  // namespace gemmtune::serving
 
 namespace gemmtune::library {
 
 struct Plan {
-  Config config;
+  Config config;            // unused when `cublas`
+  bool cublas = false;      // run cuBLAS (CublasRuntime): a cuBLAS row answered
   Choice choice;            // what best() reports
   std::string cubin;        // the measured binary, only when it is exactly `config`
   std::vector<std::string> loweredNames;  // its entry points, main kernel first
@@ -42,12 +44,15 @@ class Planner {
   // An empty path means $GEMMTUNE_DB, else the XDG default; the system snapshot is consulted
   // after it: $GEMMTUNE_SYSTEM_DB, else an installed <prefix>/share/gemmtune/system.db
   // (library/SystemSnapshot.hpp).
-  Planner(const std::filesystem::path& dbPath, Warnings& warnings);
+  // `cublas`: cuBLAS's rows may answer (Library::Options::cublas); false: gemmtune's kernels only.
+  Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas = true);
   // Exactly these store locations, highest precedence first (empty: as above).
-  Planner(const std::vector<std::string>& locations, Warnings& warnings);
+  Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas = true);
   ~Planner();
 
-  Plan plan(const GpuSpec& gpu, const GemmShape& shape);
+  // `allowCublas` false: gemmtune's kernels only even where cuBLAS may answer (cuBLAS could not
+  // be loaded here).
+  Plan plan(const GpuSpec& gpu, const GemmShape& shape, bool allowCublas = true);
   // The default configuration for `layout`, with `why` as the choice's note.
   static Plan fallback(std::string why, const Layout& layout);
 
@@ -56,14 +61,20 @@ class Planner {
     std::string location;  // as given; messages mask it
     std::unique_ptr<db::ResultStore> db;
     std::unique_ptr<serving::Lookup> lookup;
+    std::unique_ptr<serving::Lookup> kernelsOnly;  // without cuBLAS's rows, made when first asked
     std::string unusable;  // why there is no lookup, for the notes of default choices
   };
   void open(Source& source);
   // `quiet`: no warning now (a missing or empty store among several, when another one is usable).
   void giveUp(Source& source, const std::string& why, bool quiet = false);
   std::string locations() const;
+  // The lookup of `source` that answers with or without cuBLAS.
+  serving::Lookup& lookupOf(Source& source, bool cublas);
+  // The plan a lookup's answer `r` for `shape` gives.
+  static Plan planOf(serving::LookupResult& r, const GemmShape& shape);
 
   Warnings& warnings_;
+  bool cublas_;
   std::mutex mutex_;  // one connection per store; plans are made on first use only
   std::vector<Source> sources_;
 };

@@ -16,6 +16,7 @@
 #include "Log.hpp"
 #include "SizeDistance.hpp"
 #include "SpeedBound.hpp"
+#include "StaleRows.hpp"
 
 namespace gemmtune::serving {
 
@@ -131,12 +132,38 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
   return config;
 }
 
+bool Lookup::cublasUsable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact) {
+  // Not an error to see one: a policy or a nearer size simply does not take cuBLAS's rows. It is
+  // never carried to another size (no model of cuBLAS's kernels) nor to another layout or batch.
+  if (!policy_.cublas || !exact || row.key.problem != asked) return false;
+  if (!isCublasRow(row)) {
+    skip(row, fmt::format("a cuBLAS row must be named {}_{}", kCublasFamily, row.key.problem.layout));
+    return false;
+  }
+  StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
+                       row.key.methodVersion};
+  if (auto stale = staleReasons(parts, nullptr, present_); !stale.empty()) {
+    logger()->debug("stored result {} ({}) is stale: {}", row.id, row.instance(), fmt::join(stale, ", "));
+    return false;
+  }
+  if (auto implausible = implausibleSpeed(row, gpu, PrecisionClass::strict)) {  // default math: FP32, no TF32
+    skip(row, *implausible);
+    return false;
+  }
+  return true;
+}
+
 LookupResult Lookup::answer(const Reads& reads, const Candidate& c, MatchQuality quality,
                             const ProblemKey& measured) const {
   LookupResult out;
   out.quality = quality;
-  out.config = c.config;
-  out.instance = c.config.name();
+  if (c.cublas) {
+    out.cublas = true;
+    out.instance = c.row->instance();
+  } else {
+    out.config = c.config;
+    out.instance = c.config.name();
+  }
   out.measuredInstance = c.row->instance();
   out.measuredProblem = measured;
   out.distance = sizeDistance(reads.asked, measured);
@@ -144,7 +171,7 @@ LookupResult Lookup::answer(const Reads& reads, const Candidate& c, MatchQuality
   out.medianMs = c.row->medianMs.value_or(0);
   out.rowId = c.row->id;
   out.cublasGflops = store_.baselineGflops(reads.gpuId, measured);
-  if (out.instance == out.measuredInstance) {
+  if (!c.cublas && out.instance == out.measuredInstance) {
     out.cubin = store_.cubinOf(c.row->id);
     out.loweredNames = splitLoweredNames(c.row->loweredName);
   }
@@ -162,11 +189,18 @@ std::vector<Lookup::Candidate> Lookup::validAt(Reads& reads, const ProblemKey& s
   for (std::optional<int> limit : {std::optional<int>(kFirstRows), std::optional<int>()}) {
     filter.limit = limit;
     reads.kept.push_back(store_.results(filter));
-    for (const StoredResult& row : reads.kept.back())
-      if (auto config = usable(row, reads.gpu, reads.asked, size == reads.asked)) {
+    for (const StoredResult& row : reads.kept.back()) {
+      const bool exact = size == reads.asked;
+      if (row.family == kCublasFamily) {
+        if (cublasUsable(row, reads.gpu, reads.asked, exact)) {
+          found.push_back(Candidate{Config{}, &row, true});
+          if (firstOnly) return found;
+        }
+      } else if (auto config = usable(row, reads.gpu, reads.asked, exact)) {
         found.push_back(Candidate{*config, &row});
         if (firstOnly) return found;
       }
+    }
     if (!found.empty() || !limit || reads.kept.back().size() < static_cast<std::size_t>(*limit)) break;
   }
   return found;

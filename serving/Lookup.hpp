@@ -2,7 +2,9 @@
 // database. Every candidate row is re-validated (its name parses to a known family and a valid
 // configuration, it is not stale, it fits the GPU's limits, it claims no speed above the GPU's
 // peak: SpeedBound.hpp) before it is returned; a row that fails is skipped and logged once.
-// Answers are memoised per Lookup object.
+// Answers are memoised per Lookup object. cuBLAS's rows (family "cublas", no configuration) are
+// valid where the policy allows cuBLAS, current and of a plausible speed; they answer only at
+// their own size, layout, batch and β class (`exact`), never a nearest size or another layout.
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
 // otherwise `nearest_size`, chosen by the family model (model/FamilyModel.hpp): the measured sizes
@@ -98,8 +100,9 @@ class Lookup {
 
  private:
   struct Candidate {
-    Config config;
+    Config config;  // empty for cuBLAS
     const StoredResult* row;
+    bool cublas = false;  // the row is cuBLAS's (exact answers only)
   };
   // What one answer reads: the rows of the asked GPU, layout and β class (and family), and the
   // rows read so far, which candidates point into.
@@ -135,6 +138,9 @@ class Lookup {
   std::optional<std::int64_t> gpuId(const GpuSpec& gpu);
   // `row`'s configuration in the form that runs `asked`, if the row is valid for it.
   std::optional<Config> usable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
+  // Whether cuBLAS's `row` may answer `asked`: only exactly (its size, layout, batch and β class),
+  // where the policy allows cuBLAS, current and of a plausible speed.
+  bool cublasUsable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact);
   void skip(const StoredResult& row, const std::string& why);
 
   const ResultStore& store_;

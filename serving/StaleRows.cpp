@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "FamilyRegistry.hpp"
+#include "Lookup.hpp"
 #include "gemmtune/Errors.hpp"
 
 namespace gemmtune::serving {
@@ -18,6 +19,10 @@ CurrentFingerprints currentFingerprints(const std::vector<StoredGpu>& gpus) {
   CurrentFingerprints out;
   for (const auto& [name, g] : latest) out[name] = g->fingerprint;
   return out;
+}
+
+bool isCublasRow(const StoredResult& r) {
+  return r.family == kCublasFamily && r.instance() == std::string(kCublasFamily) + "_" + r.key.problem.layout;
 }
 
 std::optional<Config> storedConfig(const StoredResult& r) {
@@ -44,7 +49,7 @@ StoredRowCheck checkStoredRow(const StoredResult& r, const PresentEnvironment& p
   StoredRowCheck out{storedConfig(r), {}};
   auto& stale = out.staleReasons;
   const Config* config = out.config ? &*out.config : nullptr;
-  if (!config) stale.push_back("unknown instance name");
+  if (!config && !isCublasRow(r)) stale.push_back("unknown instance name");
   const std::string* familyName = config ? &config->family->name : nullptr;
   StoredKeyParts parts{r.key.driverVersion, r.key.nvrtcVersion, r.key.compileOptions, r.key.sourceHash,
                        r.key.methodVersion};

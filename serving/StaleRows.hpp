@@ -29,13 +29,19 @@ CurrentFingerprints currentFingerprints(const std::vector<StoredGpu>& gpus);
 // neither gives a configuration of that name.
 std::optional<Config> storedConfig(const StoredResult& row);
 
+// A row of cuBLAS as a candidate (Lookup.hpp: family "cublas", instance "cublas_<its layout>"). It
+// has no configuration, template source or NVRTC options: it goes stale with the driver, the NVRTC
+// release and the tuner's method, as any row does.
+bool isCublasRow(const StoredResult& row);
+
 struct StoredRowCheck {
-  std::optional<Config> config;           // storedConfig(row)
+  std::optional<Config> config;           // storedConfig(row); none for a cuBLAS row
   std::vector<std::string> staleReasons;  // one short phrase each; empty when the row is current
 };
 
 // Judges one stored row against the present environment and the current fingerprints (a GPU
-// name missing from `current` counts as changed).
+// name missing from `current` counts as changed). A cuBLAS row (isCublasRow) is current without
+// a configuration.
 StoredRowCheck checkStoredRow(const StoredResult& row, const PresentEnvironment& present,
                               const CurrentFingerprints& current);
 

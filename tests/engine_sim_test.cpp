@@ -47,12 +47,13 @@ struct Search {
 
 class EngineSim : public ::testing::Test {
  protected:
-  // Every ok row of `store` as "instance at size".
+  // Every ok row of a kernel in `store` as "instance at size" (cuBLAS's rows, one per size and
+  // prepared by whichever shard tunes there first, are tests/engine_cublas_test's).
   static std::multiset<std::string> okRows(const fs::path& dbPath) {
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
     std::multiset<std::string> out;
     for (const auto& r : store->results({}))
-      if (r.status == "ok") out.insert(r.instance() + " at " + std::to_string(r.key.problem.m));
+      if (r.status == "ok" && r.family != "cublas") out.insert(r.instance() + " at " + std::to_string(r.key.problem.m));
     return out;
   }
 
@@ -92,12 +93,12 @@ class EngineSim : public ::testing::Test {
     return engine.run();
   }
 
-  // Status of every row of `store` at size m: "instance" -> "status".
+  // Status of every kernel's row of `store` at size m: "instance" -> "status".
   static std::map<std::string, std::string> statuses(const fs::path& dbPath, long long m) {
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
     std::map<std::string, std::string> out;
     for (const auto& r : store->results({}))
-      if (r.key.problem.m == m) out[r.instance()] = r.fullStatus();
+      if (r.key.problem.m == m && r.family != "cublas") out[r.instance()] = r.fullStatus();
     return out;
   }
 
@@ -345,7 +346,7 @@ TEST_F(EngineSim, EveryCandidateWithinFourPerCentOfTheBestIsReTimed) {
   std::vector<std::pair<double, std::string>> ok;
   auto store = db::openStore((dir_.path() / "finalists.db").string(), {db::OpenMode::ReadOnly});
   for (const auto& r : store->results({}))
-    if (r.status == "ok" && r.medianMs) ok.emplace_back(*r.medianMs, r.instance());
+    if (r.status == "ok" && r.medianMs && r.family != "cublas") ok.emplace_back(*r.medianMs, r.instance());
   std::sort(ok.begin(), ok.end());
   ASSERT_GT(ok.size(), 6u);
   std::set<std::string> expected;

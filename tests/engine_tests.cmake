@@ -14,6 +14,10 @@ add_dependencies(engine_sim_test fake_worker)
 gemmtune_add_test(engine_layouts_test SOURCES engine_layouts_test.cpp LIBS gemmtune_tuner)
 target_compile_definitions(engine_layouts_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(engine_layouts_test fake_worker)
+# cuBLAS as a candidate: its verified rows beside every size, on the simulated GPU.
+gemmtune_add_test(engine_cublas_test SOURCES engine_cublas_test.cpp LIBS gemmtune_tuner)
+target_compile_definitions(engine_cublas_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(engine_cublas_test fake_worker)
 
 # The search-quality bench on the simulated GPU: exhaustive, model and random run end to end, and
 # the model search picks the fastest at the size where the small size ranks it low, head to head

@@ -2,16 +2,20 @@
 // driver): every order (row-, column-major), op(A)/op(B), batch form (one matrix, strided with gaps,
 // pointer arrays in reverse order) on odd shapes and leading dimensions, alpha/beta, against a
 // host reference on small integers (exact in FP32); C's padding and the gaps between batches'
-// C must keep their canaries. Also a batch count past one launch (2048 per launch).
+// C must keep their canaries. Also a batch count past one launch (2048 per launch). The same cases
+// through cuBLAS, where a database's cuBLAS rows are the fastest (cuBLAS as a candidate).
 // Run: ctest -L gpu -R libraryLayoutsGpu --output-on-failure
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "CudaDriver.hpp"
 #include "DeviceBuffer.hpp"
+#include "GpuDetect.hpp"
+#include "cublas_test_support.hpp"
 #include "PrimaryContext.hpp"
 #include "gemmtune/Library.hpp"
 #include "library_test_support.hpp"
@@ -181,5 +185,47 @@ TEST_F(libraryLayoutsGpu, BatchesPastOneLaunchAreAllComputed) {
   for (bool arrays : {false, true}) {
     const Case c{Order::column_major, Op::T, Op::N, 3, 5, 4, 2050, 1.0f, 2.0f, 1, 0, 2, arrays};
     EXPECT_EQ(check(lib, c, 99), "") << c.text();
+  }
+}
+
+namespace {
+
+// The row-major problem the library looks `c` up by: a column-major call is Cᵀ = op(B)ᵀ·op(A)ᵀ.
+db::ProblemKey rowMajorKey(const Case& c) {
+  const bool row = c.order == Order::row_major;
+  const Op first = row ? c.opA : c.opB, second = row ? c.opB : c.opA;
+  std::string layout{static_cast<char>(first), static_cast<char>(second)};
+  return {row ? c.m : c.n, row ? c.n : c.m, c.k, layout, "any", c.batch};
+}
+
+// A database at `path` whose only rows are cuBLAS's, one at each case's problem: cuBLAS answers.
+void writeCublasDatabase(const std::filesystem::path& path, const std::vector<Case>& all) {
+  const GpuSpec gpu = queryGpu(0);
+  std::set<std::string> seen;
+  std::vector<db::ResultRecord> rows;
+  for (const Case& c : all) {
+    const db::ProblemKey k = rowMajorKey(c);
+    if (!seen.insert(fmt::format("{}x{}x{} {} {}", k.m, k.n, k.k, k.layout, k.batch)).second) continue;
+    db::ResultRecord r = test::cublasResult(k.layout, k.m, k.n, k.k, 100, gpu, k.batch);
+    r.key.driverVersion = drv().version();
+    rows.push_back(std::move(r));
+  }
+  test::writeDatabase(path, gpu, rows);
+}
+
+}  // namespace
+
+TEST_F(libraryLayoutsGpu, ThroughCublasEveryOrderLayoutAndBatchFormMatchesTheReference) {
+  std::vector<Case> all = cases();
+  for (bool arrays : {false, true}) all.push_back({Order::column_major, Op::T, Op::N, 3, 5, 4, 2050, 1.0f, 2.0f, 1, 0, 2, arrays});
+  writeCublasDatabase(dir_ / "cublas.db", all);
+  Library lib(Library::Options{{(dir_ / "cublas.db").string()}});
+  unsigned seed = 1;
+  for (const Case& c : all) {
+    const db::ProblemKey k = rowMajorKey(c);
+    const Choice choice = lib.best(0, Op(k.layout[0]), Op(k.layout[1]), k.m, k.n, k.k, k.batch);
+    EXPECT_EQ(choice.instance, "cublas_" + k.layout) << c.text();
+    EXPECT_EQ(choice.match, Match::exact) << c.text();
+    EXPECT_EQ(check(lib, c, seed++), "") << c.text();
   }
 }

@@ -23,3 +23,5 @@ add_test(NAME library_install_test
     -P ${CMAKE_CURRENT_SOURCE_DIR}/library_install_test.cmake)
 set_tests_properties(library_install_test PROPERTIES LABELS cpu TIMEOUT 600)
 endif()
+# cuBLAS as a candidate without a GPU: its rows' staleness, the lookup's exact answers, best().
+gemmtune_add_test(cublas_rows_test SOURCES cublas_rows_test.cpp LIBS ${library_test_libs})

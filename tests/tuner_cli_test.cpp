@@ -284,3 +284,38 @@ TEST(SpaceCli, LayoutNamesEveryConfiguration) {
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--batch", "4"}), "--batch needs --size");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "64", "--batch", "0"}), "bad batch '0'");
 }
+
+// cuBLAS as a candidate through the command line: `--families` names it (or "all" includes it);
+// without it no cuBLAS row is written; alone it is a usage error (it is measured at the families'
+// sizes). `results` lists its row and `query` names it where it was measured fastest.
+TEST(TuneCli, CublasIsACandidateWhereTheFamiliesNameIt) {
+  expectUsageError({"tune", "--families", "cublas"}, "--families cublas: name a kernel family beside cublas");
+  gemmtune::test::ScratchDir dir;
+  const std::string with = (dir.path() / "with.db").string(), without = (dir.path() / "without.db").string();
+  const std::vector<std::string> simulated = simulatedH100(dir.path());
+  auto r = runCli({"tune", "--sizes", "256", "--families", "smem,cublas", "--db", with}, simulated);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto rows = runCli({"results", "--db", with, "--family", "cublas"});
+  ASSERT_EQ(rows.exitCode, 0) << rows.err;
+  EXPECT_NE(rows.out.find("cublas_nn"), std::string::npos) << rows.out;
+  EXPECT_EQ(rows.out.find("stale"), rows.out.rfind("stale")) << "only the header names staleness: " << rows.out;
+  auto cublasOnly = runCli({"query", "--db", with, "--gpu", "h100", "--size", "256", "--family", "cublas"});
+  ASSERT_EQ(cublasOnly.exitCode, 0) << cublasOnly.err;
+  EXPECT_NE(cublasOnly.out.find("cublas_nn (cuBLAS)"), std::string::npos) << cublasOnly.out;
+  auto json = runCli({"query", "--db", with, "--gpu", "h100", "--size", "256", "--family", "cublas", "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j.at("instance"), "cublas_nn");
+  EXPECT_EQ(j.at("cublas"), true);
+  EXPECT_TRUE(j.at("threads_per_block").is_null());
+  // The report shows cuBLAS as its baseline column; its row is no family of the page.
+  auto report = runCli({"report", "--db", with, "-o", "-"});
+  ASSERT_EQ(report.exitCode, 0) << report.err;
+  EXPECT_NE(report.out.find("smem"), std::string::npos);
+
+  r = runCli({"tune", "--sizes", "256", "--families", "smem", "--db", without}, simulated);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  rows = runCli({"results", "--db", without, "--family", "cublas"});
+  EXPECT_EQ(rows.exitCode, 1) << rows.out;
+  EXPECT_NE(rows.err.find("no results match"), std::string::npos) << rows.err;
+}

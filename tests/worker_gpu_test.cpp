@@ -245,3 +245,20 @@ TEST_F(WorkerGpu, VerificationFaultsAreCaughtTransposedAndBatched) {
   }
   EXPECT_EQ(client_->restarts(), 0);
 }
+
+// cuBLAS as a candidate: verified like a configuration (every check in every layout: packed,
+// padded, and pointer arrays when batched) in each layout and batched, odd sizes included.
+TEST_F(WorkerGpu, CublasPassesTheCandidatesVerificationInEveryLayout) {
+  for (const char* layout : {"nn", "nt", "tn", "tt"})
+    for (Problem p : {Problem{97, 130, 61, 2.0}, Problem{256, 128, 64, 0.0}}) {
+      p.layout = *Layout::parse(layout);
+      for (long long batch : {1LL, 3LL}) {
+        p.batch = batch;
+        client_->setProblem(p);
+        auto r = client_->cublas(quickTiming(), 60, true);
+        EXPECT_EQ(r.status, "ok") << p.shape().str() << ": " << r.detail;
+        EXPECT_LE(r.maxError, 1.0) << p.shape().str();
+        EXPECT_GT(r.medianMs, 0) << p.shape().str();
+      }
+    }
+}

@@ -16,6 +16,9 @@ namespace gemmtune {
 struct TuneOptions {
   std::vector<GemmShape> sizes;
   std::vector<const Family*> families;
+  // cuBLAS as a candidate (`--families` names "cublas", or all): at every size it is verified like
+  // a configuration and recorded as a row of family "cublas". Its baseline is timed either way.
+  bool cublasRows = true;
   bool resume = true;        // skip candidates that already have a final status in the DB
   double budgetSec = 0;      // per size, GPU work; 0: no limit beyond the pruning rules
   // Which candidates each size times (tuner/search): "model" times every candidate at the first

@@ -256,10 +256,10 @@ CandidateResult WorkerClient::run(const CandidateRequest& req, double deadlineSe
   return resultOf(transact(wire::runRequest(req), deadlineSec), req.instance, deadlineSec);
 }
 
-CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadlineSec) {
+CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadlineSec, bool verify) {
   if (interrupted_) return CandidateResult{kStatusInterrupted, "interrupted before start"};
   if (!child_ || !child_->running()) recover("a worker that was not running");
-  return resultOf(transact(wire::cublasRequest(policy), deadlineSec), "cuBLAS timing", deadlineSec);
+  return resultOf(transact(wire::cublasRequest(policy, verify), deadlineSec), "cuBLAS timing", deadlineSec);
 }
 
 double WorkerClient::expectedSeconds(const TimingPolicy& p, double kernelMs) {

@@ -60,8 +60,9 @@ class WorkerClient {
   // "interrupted" after interrupt(). Throws GpuUnhealthyError, or Error when the worker refuses
   // the request itself (no problem set: a caller bug).
   CandidateResult run(const CandidateRequest& req, double deadlineSec);
-  // cuBLAS SGEMM (default math, no TF32) on the current problem, timed under the same policy.
-  CandidateResult cublas(const TimingPolicy& policy, double deadlineSec);
+  // cuBLAS SGEMM (default math, no TF32) on the current problem, timed under the same policy;
+  // with `verify`, first checked as a candidate is ("wrong_result" then, with its timing).
+  CandidateResult cublas(const TimingPolicy& policy, double deadlineSec, bool verify = false);
 
   // Workers started after the first one (each fault, hang or death costs at least one).
   int restarts() const { return restarts_; }

@@ -11,6 +11,12 @@
 //   lib.sgemmStridedBatched(stream, Order::column_major, Op::N, Op::N, 512, 512, 512, 1.0f, A, 512,
 //                           512 * 512, B, 512, 512 * 512, 0.0f, C, 512, 512 * 512, 64);
 //
+// cuBLAS is a candidate like any tuned kernel: where the tuner measured it fastest (its row,
+// "cublas_nn" and so on), best() names it and sgemm() runs cuBLAS (default math: plain FP32, never
+// TF32), loaded at run time (libcublas.so.13, else .so.12; nothing links it). Where it cannot be
+// loaded, sgemm() runs the best gemmtune kernel instead and warns once. Options::cublas = false
+// keeps to gemmtune's kernels.
+//
 // Error policy: the constructor and best() never throw for a missing, damaged or tampered
 // database — they fall back (nearest measured size, then a built-in default kernel) and log one
 // warning per cause on the spdlog logger named "gemmtune". best() throws only for a caller's
@@ -40,11 +46,12 @@ enum class Match {
 };
 
 struct Choice {
-  std::string instance;      // canonical name of the configuration sgemm() runs
+  std::string instance;      // canonical name of the configuration sgemm() runs; "cublas_<layout>": cuBLAS
   Match match = Match::default_config;
   std::string measuredSize;  // "4096", "4096x1024x512", "4096 tn", "512 nt batch 64"; empty for default_config
   double measuredGflops = 0; // at measuredSize; 0 for default_config
-  std::string note;          // why the match is not exact, when it is not (for nearest_size: why this row)
+  std::string note;          // why the match is not exact, when it is not (for nearest_size: why this row);
+                             // for cuBLAS: that it was measured (or predicted) fastest
 };
 
 // op(X): X as stored (N) or its transpose (T), as cuBLAS's CUBLAS_OP_N / CUBLAS_OP_T.
@@ -84,7 +91,8 @@ class Library {
     // as Library() above.
     std::vector<std::string> stores;
     // cuBLAS as a candidate (loaded at run time): where it was measured fastest, or predicted
-    // faster for an unmeasured shape, sgemm() calls it. false: gemmtune's kernels only.
+    // faster for an unmeasured shape, sgemm() calls it (Choice::instance "cublas_nn", ...).
+    // false: gemmtune's kernels only.
     bool cublas = true;
   };
   explicit Library(const Options& options);

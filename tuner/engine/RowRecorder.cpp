@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gemmtune/Errors.hpp"
@@ -14,6 +15,9 @@
 namespace gemmtune {
 
 namespace {
+
+// The family of cuBLAS's rows (serving::kCublasFamily: the tuner does not see serving).
+constexpr const char* kCublasFamily = "cublas";
 
 double tflops(const GemmShape& s, double ms) { return ms > 0 ? s.flops() / (ms * 1e-3) / 1e12 : 0; }
 
@@ -34,6 +38,33 @@ db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& source
   k.instance = config.name();
   k.problem = db::problemKeyOf(s);
   return k;
+}
+
+db::ResultRecord RowRecorder::cublasRow(const GemmShape& shape, const CandidateResult& r, double medianMs,
+                                        int cublasVersion) const {
+  db::ResultRecord rec;
+  rec.key.gpuFingerprint = db::gpuFingerprint(context_.gpu);
+  rec.key.driverVersion = context_.driverVersion;
+  rec.key.nvrtcVersion = NvrtcCompiler::version();  // no kernel compiled, but a row's key names the build
+  rec.key.arch = context_.gpu.arch();
+  rec.key.compileOptions = "CUBLAS_DEFAULT_MATH";
+  rec.key.sourceHash = fmt::format("cublas {}", cublasVersion);
+  rec.key.instance = fmt::format("{}_{}", kCublasFamily, shape.layout.text());
+  rec.key.problem = db::problemKeyOf(shape);
+  rec.family = kCublasFamily;
+  rec.params = "{}";
+  rec.setStatus(r.status);
+  rec.errorText = r.detail;
+  if (r.maxError != 0 && std::isfinite(r.maxError)) rec.maxError = r.maxError;
+  if (r.smClockMHz) rec.smClockMHz = r.smClockMHz;
+  if (r.status == kStatusOk) {
+    rec.medianMs = medianMs;
+    rec.minMs = std::min(r.minMs, medianMs);
+    rec.spread = r.spread;
+    rec.reps = r.reps;
+    rec.partial = r.partial;
+  }
+  return rec;
 }
 
 db::ResultRecord RowRecorder::rowFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {

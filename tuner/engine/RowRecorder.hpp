@@ -27,6 +27,14 @@ class RowRecorder {
   // The row as far as the candidate tells (configuration, launch, compiled resources): no status.
   db::ResultRecord rowFor(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
 
+  // cuBLAS's row at `shape` from the worker's verified timing `r` on a GPU whose cuBLAS reports
+  // `cublasVersion`: family "cublas", instance "cublas_<layout>", no parameters, no cubin; its
+  // median `medianMs` (the re-timed one where the finalists were re-timed). The cuBLAS version
+  // stands where a kernel's source hash does (it is what the row measured), default math in the
+  // compile options.
+  db::ResultRecord cublasRow(const GemmShape& shape, const CandidateResult& r, double medianMs,
+                             int cublasVersion) const;
+
   // Reads the final and the pruned:rank rows an earlier run left at `shape` (resume).
   void readStoredRows(const GemmShape& shape);
   // The final row an earlier run left for this candidate at this size, or null.

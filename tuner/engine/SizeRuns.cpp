@@ -85,13 +85,17 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
   lanes_.onLanes([&](Lane& lane) {
     auto t0 = EngineClock::now();
     lane.worker->setProblem(Problem::of(shape));
-    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSecFor(shape, baselinePolicy));
+    // Verified too where cuBLAS is a candidate: its row must be as trustworthy as a kernel's.
+    CandidateResult cub = lane.worker->cublas(baselinePolicy, deadlineSecFor(shape, baselinePolicy),
+                                              context_.options.cublasRows);
     std::lock_guard lock(context_.mutex);
     context_.gpuBusySec += secondsSince(t0);
     run.baselines[&lane] = cub;
   });
   const CandidateResult& cub = run.baselines[&lanes_.first()];
-  if (cub.status == kStatusOk) {
+  if (cub.status == kStatusWrongResult) {
+    spdlog::warn("cuBLAS at {} failed verification: {}", shape.str(), cub.detail);
+  } else if (cub.status == kStatusOk) {
     run.out.cublasMs = cub.medianMs;
   } else {
     spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
@@ -101,6 +105,7 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
 SizeOutcome SizeRuns::finish(SizeRun& run, bool retime) {
   if (retime && !context_.stopped()) finalists_.retime(run);
   recordBaselines(run);
+  if (context_.options.cublasRows) recordCublasRow(run);
   for (auto& fo : run.out.families) declareBest(fo, run.out, run.timed);
   return run.out;
 }
@@ -115,6 +120,20 @@ void SizeRuns::recordBaselines(SizeRun& run) {
     b.libraryVersion = std::to_string(lane->worker->info().cublasVersion);
     context_.store.recordBaseline(lane->runId, b);
   }
+}
+
+void SizeRuns::recordCublasRow(SizeRun& run) {
+  // One row per GPU model, as for any candidate (the lanes' GPUs share its key): the first lane's,
+  // re-timed with the finalists (as its baseline is), else another live lane's.
+  const Lane* chosen = nullptr;
+  for (const auto& [lane, result] : run.baselines)
+    if (!lane->lost && result.status != kStatusInterrupted && (!chosen || lane == &lanes_.first())) chosen = lane;
+  if (!chosen) return;
+  const CandidateResult& result = run.baselines.at(chosen);
+  const bool retimed = chosen == &lanes_.first() && run.out.cublasMs && result.status == kStatusOk;
+  rows_.record(rows_.cublasRow(run.out.shape, result, retimed ? *run.out.cublasMs : result.medianMs,
+                               chosen->worker->info().cublasVersion),
+               chosen->runId);
 }
 
 }  // namespace gemmtune

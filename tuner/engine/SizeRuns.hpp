@@ -1,6 +1,6 @@
 // SizeRuns: the sizes of a run, each prepared on every GPU when a family first needs it and
-// finished once every family had its turn: finalists re-timed, cuBLAS baselines recorded,
-// per-family bests declared.
+// finished once every family had its turn: finalists re-timed, cuBLAS baselines (and, where cuBLAS
+// is a candidate, its verified row) recorded, per-family bests declared.
 #pragma once
 
 #include <map>
@@ -36,6 +36,8 @@ class SizeRuns {
   // The first use of a size on the GPUs: cuBLAS timed on every GPU.
   void prepare(SizeRun& run, const GemmShape& shape);
   void recordBaselines(SizeRun& run);
+  // cuBLAS as a candidate (TuneOptions::cublasRows): its verified row at the size.
+  void recordCublasRow(SizeRun& run);
 
   EngineContext& context_;
   LaneGroup& lanes_;

@@ -18,6 +18,7 @@ struct Cublas::Api {
   decltype(&::cublasSetMathMode) setMathMode = nullptr;
   decltype(&::cublasSgemm_v2) sgemm = nullptr;
   decltype(&::cublasSgemmStridedBatched) sgemmStridedBatched = nullptr;
+  decltype(&::cublasSgemmBatched) sgemmBatched = nullptr;
   decltype(&::cublasGetVersion_v2) getVersion = nullptr;
   decltype(&::cublasGetStatusName) statusName = nullptr;
 };
@@ -60,6 +61,7 @@ Cublas::Cublas(CUstream stream) {
     resolve(lib_, "cublasSetMathMode", api_->setMathMode, library_);
     resolve(lib_, "cublasSgemm_v2", api_->sgemm, library_);
     resolve(lib_, "cublasSgemmStridedBatched", api_->sgemmStridedBatched, library_);
+    resolve(lib_, "cublasSgemmBatched", api_->sgemmBatched, library_);
     resolve(lib_, "cublasGetVersion_v2", api_->getVersion, library_);
     resolve(lib_, "cublasGetStatusName", api_->statusName, library_);
     cublasHandle_t h = nullptr;
@@ -93,7 +95,6 @@ void Cublas::sgemm(Math math, long long M, long long N, long long K, float alpha
 }
 
 void Cublas::gemm(Math math, const SgemmArgs& a) const {
-  if (a.batch.arrayA) throw std::invalid_argument("the cuBLAS calls here take strided batches, not pointer arrays");
   auto h = static_cast<cublasHandle_t>(handle_);
   // CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM; pedantic also forbids reduced-precision
   // internal paths, which is what a reference needs.
@@ -107,12 +108,21 @@ void Cublas::gemm(Math math, const SgemmArgs& a) const {
   const auto* A = reinterpret_cast<const float*>(a.a);
   const auto* B = reinterpret_cast<const float*>(a.b);
   auto* C = reinterpret_cast<float*>(a.c);
-  const cublasStatus_t s =
-      a.batch.count > 1 ? api_->sgemmStridedBatched(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, a.batch.strideB, A, a.lda,
-                                                    a.batch.strideA, &a.beta, C, a.ldc, a.batch.strideC, a.batch.count)
-                        : api_->sgemm(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, A, a.lda, &a.beta, C, a.ldc);
+  const bool arrays = a.batch.arrayA != 0;
+  cublasStatus_t s;
+  if (arrays) {
+    // The kernels' pointer arrays are device arrays of 8-byte float pointers, as cuBLAS takes them.
+    s = api_->sgemmBatched(h, opB, opA, a.n, a.m, a.k, &a.alpha, reinterpret_cast<const float* const*>(a.batch.arrayB),
+                           a.ldb, reinterpret_cast<const float* const*>(a.batch.arrayA), a.lda, &a.beta,
+                           reinterpret_cast<float* const*>(a.batch.arrayC), a.ldc, a.batch.count);
+  } else if (a.batch.count > 1) {
+    s = api_->sgemmStridedBatched(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, a.batch.strideB, A, a.lda,
+                                  a.batch.strideA, &a.beta, C, a.ldc, a.batch.strideC, a.batch.count);
+  } else {
+    s = api_->sgemm(h, opB, opA, a.n, a.m, a.k, &a.alpha, B, a.ldb, A, a.lda, &a.beta, C, a.ldc);
+  }
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw CublasError(s, fmt::format("cublasSgemm{} ({}) failed: {}", a.batch.count > 1 ? "StridedBatched" : "",
+    throw CublasError(s, fmt::format("cublasSgemm{} ({}) failed: {}", arrays ? "Batched" : a.batch.count > 1 ? "StridedBatched" : "",
                                      problemOf(a).text(), statusText(api_, s)));
 }
 

@@ -1,6 +1,6 @@
 // Cublas: cuBLAS SGEMM, loaded at run time (dlopen libcublas.so.13, then .so.12) so nothing
 // links it; used by the worker as the verification reference (pedantic FP32) and as the
-// baseline (default math: plain FP32, no TF32).
+// baseline and candidate (default math: plain FP32, no TF32; verified like any candidate).
 #pragma once
 
 #include <cuda.h>
@@ -35,8 +35,8 @@ class Cublas {
   // `batch` such products of packed matrices, one after the other.
   void sgemm(Math math, long long M, long long N, long long K, float alpha, CUdeviceptr A, CUdeviceptr B,
              float beta, CUdeviceptr C, long long batch = 1) const;
-  // The SGEMM `args` describe: its layout, leading dimensions and strided batches (pointer arrays
-  // throw std::invalid_argument), enqueued on the stream.
+  // The SGEMM `args` describe: its layout, leading dimensions, strided batches or pointer arrays
+  // (cublasSgemmBatched), enqueued on the stream.
   void gemm(Math math, const SgemmArgs& args) const;
 
   struct Api;  // the resolved entry points (defined in Cublas.cpp)

@@ -144,4 +144,11 @@ Verdict verify(const ProblemData& data, const GpuContext& gpu, const HelperKerne
       [&](const Check& c) { launch(c.args); });
 }
 
+Verdict verifyEveryLayout(const ProblemData& data, const GpuContext& gpu, const HelperKernels& k,
+                          const std::function<void(const SgemmArgs&)>& launch) {
+  return runChecks(
+      data, gpu, k, data.checks(), [](const Check&) { return std::string(); },
+      [&](const Check& c) { launch(c.args); });
+}
+
 }  // namespace gemmtune

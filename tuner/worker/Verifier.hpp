@@ -45,4 +45,9 @@ Verdict verify(const ProblemData& data, const GpuContext& gpu, const HelperKerne
 Verdict verify(const ProblemData& data, const GpuContext& gpu, const HelperKernels& k,
                const std::function<void(const SgemmArgs&)>& launch);
 
+// Every check in every layout, for a launcher that takes no plan and reads any leading
+// dimension, alignment, stride and pointer array (cuBLAS as a candidate: the tuner's rows).
+Verdict verifyEveryLayout(const ProblemData& data, const GpuContext& gpu, const HelperKernels& k,
+                          const std::function<void(const SgemmArgs&)>& launch);
+
 }  // namespace gemmtune

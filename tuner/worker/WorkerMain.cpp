@@ -74,7 +74,7 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
     } else if (op == "run") {
       answer = wire::resultReply(server.runCandidate(req.at("candidate").get<CandidateRequest>()), false);
     } else if (op == "cublas") {
-      answer = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>()), false);
+      answer = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>(), req.value("verify", false)), false);
     } else if (op == "canary") {
       answer = wire::resultReply(server.canary(), false);
     } else {

@@ -93,13 +93,32 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
   return r;
 }
 
-CandidateResult WorkerServer::runCublas(const TimingPolicy& policy) {
+CandidateResult WorkerServer::runCublas(const TimingPolicy& policy, bool verifyFirst) {
   const ProblemData& d = data();
   CandidateResult r;
-  // The same problem the candidates are timed on: its layout, its batches (one strided call).
-  addTiming(r, policy, [&](int rep) { blas_.gemm(Cublas::Math::Default, d.timingArgs(rep)); });
   r.status = kStatusOk;
-  r.detail = fmt::format("{} (default math, no TF32)", blas_.library());
+  if (verifyFirst) {
+    // cuBLAS as a candidate: the same checks in the same layouts as any configuration, against the
+    // pedantic reference (its default math must agree with it exactly on small integers).
+    try {
+      const Verdict v =
+          verifyEveryLayout(d, gpu_, kernels_, [&](const SgemmArgs& a) { blas_.gemm(Cublas::Math::Default, a); });
+      r.maxError = v.maxError;
+      if (!v.ok) {
+        r.status = kStatusWrongResult;
+        r.detail = v.detail;
+      }
+    } catch (const CublasError& e) {
+      // cuBLAS refused a verification layout (a status, not a fault): no row of it can be trusted.
+      if (CUresult h = gpu_.health(); h != CUDA_SUCCESS) throw CudaError(h, e.what());
+      r.status = kStatusLaunchError;
+      r.detail = e.what();
+    }
+  }
+  // The same problem the candidates are timed on: its layout, its batches (one strided call).
+  // Timed even when wrong: the baseline's long warm-up brings the GPU to its boost clock.
+  addTiming(r, policy, [&](int rep) { blas_.gemm(Cublas::Math::Default, d.timingArgs(rep)); });
+  if (r.detail.empty()) r.detail = fmt::format("{} (default math, no TF32)", blas_.library());
   return r;
 }
 

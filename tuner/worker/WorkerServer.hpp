@@ -28,7 +28,9 @@ class WorkerServer {
 
   void setProblem(const Problem& p);
   CandidateResult runCandidate(const CandidateRequest& req);
-  CandidateResult runCublas(const TimingPolicy& policy);
+  // cuBLAS (default math) timed on the problem; with `verifyFirst`, checked first as a candidate is
+  // (wrong_result then, still timed).
+  CandidateResult runCublas(const TimingPolicy& policy, bool verifyFirst);
   // A tiny SGEMM by a built-in kernel, checked exactly against cuBLAS: "ok" or "wrong_result".
   CandidateResult canary();
 

@@ -239,7 +239,7 @@ FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline) 
 
 json problemRequest(const Problem& p) { return {{"op", "problem"}, {"problem", p}}; }
 json runRequest(const CandidateRequest& r) { return {{"op", "run"}, {"candidate", r}}; }
-json cublasRequest(const TimingPolicy& p) { return {{"op", "cublas"}, {"timing", p}}; }
+json cublasRequest(const TimingPolicy& p, bool verify) { return {{"op", "cublas"}, {"timing", p}, {"verify", verify}}; }
 json canaryRequest() { return {{"op", "canary"}}; }
 json shutdownRequest() { return {{"op", "shutdown"}}; }
 

@@ -4,7 +4,8 @@
 // JSON object (cubins as CBOR byte strings). Requests:
 //   {"op": "problem", "problem": {Problem}}     allocate, fill, compute references
 //   {"op": "run", "candidate": {CandidateRequest}}
-//   {"op": "cublas", "timing": {TimingPolicy}}  time cuBLAS on the current problem
+//   {"op": "cublas", "timing": {TimingPolicy}, "verify": bool}  time cuBLAS on the current problem
+//                                               (verified first like a candidate when "verify")
 //   {"op": "canary"}                            built-in kernel vs cuBLAS, tiny size
 //   {"op": "shutdown"}
 // Every request gets exactly one reply:
@@ -76,7 +77,7 @@ FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline);
 // Request builders (parent side).
 nlohmann::json problemRequest(const Problem& p);
 nlohmann::json runRequest(const CandidateRequest& r);
-nlohmann::json cublasRequest(const TimingPolicy& p);
+nlohmann::json cublasRequest(const TimingPolicy& p, bool verify = false);
 nlohmann::json canaryRequest();
 nlohmann::json shutdownRequest();
 

@@ -1,0 +1,115 @@
+// cuBLAS as a candidate in the tuning engine, on the simulated GPU (tests/fake_worker `table`):
+// every tuned size gets one cuBLAS row (family cublas, instance cublas_<layout>, verified by the
+// worker, its median the baseline's re-timed one), none when the families leave cuBLAS out (the
+// baselines are written either way), and a cuBLAS that fails verification is a wrong_result row.
+// Run: ctest -R EngineCublas
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+
+#include "Compiler.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuDetect.hpp"
+#include "ResultStore.hpp"
+#include "TuningEngine.hpp"
+#include "scratch_dir.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::ScratchDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+class EngineCublas : public ::testing::Test {
+ protected:
+  GpuOutcome tune(bool cublasRows) {
+    Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
+    auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
+    TuneOptions options;
+    options.sizes = {{256, 256, 256}, {512, 512, 512}};
+    options.families = {&FamilyRegistry::builtin().get("smem")};
+    options.cublasRows = cublasRows;
+    options.strategy = "exhaustive";
+    options.carry = 0;
+    options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
+    options.commandLine = "engine_cublas_test";
+    ProgressLine progress(false);
+    std::atomic<bool> stop{false};
+    TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
+    return engine.run();
+  }
+
+  // The rows of family cublas, by size (M).
+  std::map<long long, db::StoredResult> cublasRows() const {
+    std::map<long long, db::StoredResult> out;
+    for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+      if (r.family == "cublas") {
+        EXPECT_TRUE(out.emplace(r.key.problem.m, r).second) << "two cuBLAS rows at " << r.key.problem.m;
+      }
+    return out;
+  }
+  std::vector<db::StoredBaseline> baselines() const {
+    return db::openStore(db_.string(), {db::OpenMode::ReadOnly})->baselines();
+  }
+  // How many cuBLAS requests asked the worker to verify.
+  int verifiedRequests() const {
+    std::ifstream log(dir_.path() / "log");
+    int n = 0;
+    for (std::string line; std::getline(log, line);) n += line.rfind("cublas verified ", 0) == 0;
+    return n;
+  }
+
+  ScratchDir dir_;
+  fs::path db_ = dir_.path() / "cublas.db";
+};
+
+}  // namespace
+
+TEST_F(EngineCublas, EveryTunedSizeGetsAVerifiedCublasRowWithTheBaselinesMedian) {
+  const GpuOutcome out = tune(true);
+  ASSERT_EQ(out.sizes.size(), 2u);
+  const auto rows = cublasRows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(verifiedRequests(), 2) << "one verified request per size; the re-timing rounds do not verify";
+  std::map<long long, double> baselineMs;
+  for (const auto& b : baselines()) baselineMs[b.problem.m] = b.medianMs;
+  for (const auto& [m, r] : rows) {
+    EXPECT_EQ(r.instance(), "cublas_nn");
+    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.params, "{}");
+    EXPECT_TRUE(r.cubin.empty());
+    EXPECT_FALSE(r.registers);
+    EXPECT_EQ(r.key.sourceHash.rfind("cublas ", 0), 0u) << r.key.sourceHash;  // the cuBLAS version
+    EXPECT_EQ(r.key.compileOptions, "CUBLAS_DEFAULT_MATH");
+    ASSERT_TRUE(r.medianMs);
+    ASSERT_TRUE(baselineMs.count(m));
+    EXPECT_DOUBLE_EQ(*r.medianMs, baselineMs[m]) << "the row and the baseline are the same (re-timed) median";
+    EXPECT_GT(r.gflops.value_or(0), 0);
+  }
+  for (const SizeOutcome& size : out.sizes) {
+    ASSERT_TRUE(size.cublasMs);
+    EXPECT_DOUBLE_EQ(*size.cublasMs, *rows.at(size.shape.M).medianMs);
+  }
+}
+
+TEST_F(EngineCublas, FamiliesWithoutCublasWriteNoCublasRowsButTheBaselines) {
+  tune(false);
+  EXPECT_TRUE(cublasRows().empty());
+  EXPECT_EQ(baselines().size(), 2u);
+  EXPECT_EQ(verifiedRequests(), 0);
+}
+
+TEST_F(EngineCublas, ACublasThatFailsVerificationIsAWrongResultRow) {
+  std::ofstream(dir_.path() / "cublas-wrong") << "1\n";
+  tune(true);
+  const auto rows = cublasRows();
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& [m, r] : rows) {
+    EXPECT_EQ(r.status, "wrong_result") << m;
+    EXPECT_NE(r.errorText.find("elements wrong"), std::string::npos) << r.errorText;
+    EXPECT_FALSE(r.medianMs);
+  }
+  EXPECT_TRUE(baselines().empty()) << "a wrong cuBLAS is no baseline";
+}
