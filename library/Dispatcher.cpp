@@ -37,8 +37,8 @@ GemmProblem Dispatcher::ShapeKey::problem() const {
   return p;
 }
 
-Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings)
-    : planner_(planner), specs_(specs), warnings_(warnings) {}
+Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen)
+    : planner_(planner), specs_(specs), warnings_(warnings), seen_(seen) {}
 
 // Members go in reverse order: modules before the loader and the driver copy they were made with.
 Dispatcher::~Dispatcher() = default;
@@ -124,6 +124,7 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
       if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error); s != Status::ok)
         return s;
     }
+    if (full.seen) full.seen->count();  // one per call, however many launches it took
     return Status::ok;
   } catch (const std::exception& e) {
     error = e.what();
@@ -194,6 +195,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
+  if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   const Config fallback = defaultConfig(problem.layout);
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});

@@ -158,6 +158,7 @@ Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape) {
                                     : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);
+  if (p.choice.match == Match::nearest_size) p.predictedMs = r.predictedMs;
   return p;
 }
 

@@ -83,6 +83,10 @@ class Library {
     // else a nearest-size answer from the first store that has one. Stores are only read. Empty:
     // as Library() above.
     std::vector<std::string> stores;
+    // Record the shapes sgemm() serves without an exact row (calls and estimated time) in the
+    // first store (the user's database), off the hot path, for `gemmtune seen` and `gemmtune tune
+    // --seen` (docs/library.md, "Recorded shapes"). $GEMMTUNE_RECORD_SEEN=0 also turns it off.
+    bool recordSeen = true;
   };
   explicit Library(const Options& options);
   ~Library();
