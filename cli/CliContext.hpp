@@ -44,6 +44,7 @@ Action addPtxCommand(CLI::App& app, CliContext& ctx);
 Action addTuneCommand(CLI::App& app, CliContext& ctx);
 Action addQueryCommand(CLI::App& app, CliContext& ctx);
 Action addResultsCommand(CLI::App& app, CliContext& ctx);
+Action addSeenCommand(CLI::App& app, CliContext& ctx);
 Action addExportCommand(CLI::App& app, CliContext& ctx);
 Action addImportCommand(CLI::App& app, CliContext& ctx);
 Action addDbCommand(CLI::App& app, CliContext& ctx);

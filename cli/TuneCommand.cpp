@@ -25,6 +25,7 @@
 #include "HeaderTrees.hpp"
 #include "GpuDetect.hpp"
 #include "GpuSelect.hpp"
+#include "SeenCommand.hpp"
 #include "ShapeFile.hpp"
 #include "Shard.hpp"
 #include "TuneReport.hpp"
@@ -50,7 +51,7 @@ struct TuneArgs {
   std::string layouts = "nn", batch = "1";
   double budget = 0;
   int carry = 24;
-  bool fresh = false, resume = false, json = false, prune = false, noBasis = false;
+  bool fresh = false, resume = false, json = false, prune = false, noBasis = false, seen = false;
 };
 
 // The kernel families `--families` names. "cublas" is none (it has no template): it makes cuBLAS a
@@ -253,16 +254,38 @@ std::vector<GpuOutcome> tuneGroups(const std::vector<std::vector<GpuSpec>>& grou
   return outcomes;
 }
 
+// --seen: the shapes the library recorded for these GPUs (`gemmtune seen`), all of them (the engine
+// orders sizes its own way; their recorded time is logged as their weight); false when there are none.
+bool takeSeenShapes(const std::string& store, const std::vector<GpuSpec>& gpus, TuneOptions& options) {
+  std::vector<WorkloadShape> workload;
+  if (db::storeMayExist(store)) workload = seenWorkload(*db::openStore(store, {db::OpenMode::ReadOnly}), gpus);
+  if (workload.empty()) {
+    spdlog::warn("no shapes recorded for this GPU in {}: the library records the shapes sgemm() serves without a "
+                 "tuned row (`gemmtune seen` lists them)",
+                 db::maskLocation(store));
+    return false;
+  }
+  std::string listed;
+  for (const WorkloadShape& w : workload) {
+    options.sizes.push_back(w.shape);
+    if (listed.size() < 200) listed += fmt::format("{}{} ({:.3g} ms)", listed.empty() ? "" : ", ", w.shape.str(), w.weight);
+  }
+  spdlog::info("--seen: {} recorded shape(s), by recorded time: {}{}", workload.size(), listed,
+               listed.size() < 200 ? "" : ", ...");
+  for (const auto& g : gpus) checkFits(options.sizes, g.totalMemBytes, g.name);
+  return true;
+}
+
 int run(const TuneArgs& a, const CliContext& ctx) {
   if (a.fresh && a.resume) throw UsageError("--fresh and --resume contradict each other");
   // CLI11's PositiveNumber lets nan and inf through (every comparison with nan is false).
   if (!std::isfinite(a.budget)) throw UsageError("--budget must be a finite number of seconds");
   // Everything the user typed is checked before any GPU work.
   TuneOptions options;
-  options.sizes = sizesOf(a);
+  if (!a.seen) options.sizes = sizesOf(a);
   std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
   options.families = withParams(parseFamilies(a.families, options.cublasRows), a.params, narrowed);
-  if (!a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
+  if (!a.seen && !a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
   options.carry = a.carry;
@@ -279,6 +302,8 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   const std::vector<GpuSpec> gpus = gpusToTune(a.gpu, options);
   const std::string store = dbPath.string();
   db::openStore(store, {db::OpenMode::ReadWrite});  // a bad store fails now, not mid-run
+  if (a.seen && (!takeSeenShapes(store, gpus, options) || (!a.shard.empty() && !takeShard(a.shard, options))))
+    return kExitOk;
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
@@ -293,12 +318,9 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   return kExitOk;
 }
 
-}  // namespace
-
-Action addTuneCommand(CLI::App& app, CliContext& ctx) {
-  auto a = std::make_shared<TuneArgs>();
-  auto* sub = app.add_subcommand("tune", "Tune kernel families on the GPU for the given sizes and store the results");
-  sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
+// What to tune: --sizes, or --shapes, --mnk or --seen instead, with --layouts and --batch.
+void addProblemOptions(CLI::App* sub, TuneArgs& args) {
+  TuneArgs* a = &args;
   auto* sizes = sub->add_option("--sizes", a->sizes,
                                 "Sizes: 1024..8192 (powers of two), 1024..8192:1024, 1000,1536, 4096x1024x512, 4096x1..4096x4096 (a range per dimension)")
                     ->capture_default_str();
@@ -310,15 +332,32 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       ->type_name("MxNxK")
       ->excludes(sizes)
       ->excludes(shapes);
+  auto* seen = sub->add_flag("--seen", a->seen,
+                             "Tune every shape the library served this GPU without a tuned row (`gemmtune seen` "
+                             "lists them with their recorded time, their weight) (instead of --sizes)")
+                   ->excludes(sizes)
+                   ->excludes(shapes)
+                   ->excludes("--mnk");
   sub->add_option("--layouts", a->layouts,
                   "Layouts to tune every size in: nn, nt, tn, tt, comma-separated (op(A) then op(B); t: stored "
                   "transposed, e.g. tn reads A as K rows of M)")
       ->capture_default_str()
-      ->excludes(shapes);
+      ->excludes(shapes)
+      ->excludes(seen);
   sub->add_option("--batch", a->batch, "Independent products per call (strided batch) at every size")
       ->type_name("N")
       ->capture_default_str()
-      ->excludes(shapes);
+      ->excludes(shapes)
+      ->excludes(seen);
+}
+
+}  // namespace
+
+Action addTuneCommand(CLI::App& app, CliContext& ctx) {
+  auto a = std::make_shared<TuneArgs>();
+  auto* sub = app.add_subcommand("tune", "Tune kernel families on the GPU for the given sizes and store the results");
+  sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
+  addProblemOptions(sub, *a);
   sub->add_option("--families", a->families,
                   "Comma-separated families (default: all: " + familyChoices() +
                       ", cublas); cublas: cuBLAS as a candidate, verified and stored as a row of its own");
@@ -363,6 +402,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "  gemmtune tune --sizes 512,128x128x64 --layouts nn,nt --batch 64\n"
       "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12` or `512 nt batch=64  3`)\n"
       "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)\n"
+      "  gemmtune tune --seen                  (the shapes your program ran untuned: `gemmtune seen`)\n"
       "  gemmtune tune --sizes 4096 --families cutlass --params SWIZZLE=1/2/4/8   (a wider domain)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };

@@ -79,6 +79,7 @@ std::map<CLI::App*, cli::Action> addCommands(CLI::App& app, cli::CliContext& ctx
   reg(cli::addPtxCommand);
   reg(cli::addQueryCommand);
   reg(cli::addResultsCommand);
+  reg(cli::addSeenCommand);
   reg(cli::addExportCommand);
   reg(cli::addImportCommand);
   reg(cli::addDbCommand);

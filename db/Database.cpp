@@ -284,6 +284,10 @@ void Database::verifyOnOpen(const OpenOptions& options) {
                                   path_.string(), state.version, kSchemaVersion));
     return;
   }
+  if (!options.migrate && !state.empty && state.version < kSchemaVersion)
+    throw DataError(fmt::format("{} has the older schema version {}; a gemmtune command that writes (tune, "
+                                "import) upgrades it to {}",
+                                path_.string(), state.version, kSchemaVersion));
   // WAL lets readers run during a tuning run; a persistent setting stored in the file.
   retryWhileBusy(options.busyTimeoutMs, [&] {
     auto mode = prepare("PRAGMA journal_mode=WAL");

@@ -17,6 +17,9 @@ struct OpenOptions {
   OpenMode mode = OpenMode::ReadOnly;
   OpenCheck check = OpenCheck::Quick;
   int busyTimeoutMs = 30000;
+  // ReadWrite: upgrade an older schema in place. False refuses one (DataError) untouched — for
+  // the library, which writes the shapes it served but leaves upgrades to gemmtune's commands.
+  bool migrate = true;
 };
 
 }  // namespace gemmtune::db

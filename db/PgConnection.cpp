@@ -225,7 +225,7 @@ PgConnection::PgConnection(const std::string& url, OpenOptions options) : locati
                                                    without(without(why, password_), url)));
   }
   exec("SET client_min_messages = warning");
-  checkSchema(options.mode);
+  checkSchema(options.mode, options.migrate);
 }
 
 void PgConnection::reconnect() {
@@ -289,7 +289,7 @@ PgSchemaState readState(const PgConnection& conn) {
 
 }  // namespace
 
-void PgConnection::checkSchema(OpenMode mode) {
+void PgConnection::checkSchema(OpenMode mode, bool migrate) {
   auto refuse = [&](const PgSchemaState& s) {
     if (s.foreign)
       throw DataError(fmt::format("{} belongs to another program (its tables are not a gemmtune schema); "
@@ -312,6 +312,10 @@ void PgConnection::checkSchema(OpenMode mode) {
     hasSchema_ = true;
     return;
   }
+  if (!migrate && !s.empty)
+    throw DataError(fmt::format("{} has the older schema version {}; a gemmtune command that writes (tune, "
+                                "import) upgrades it to {}",
+                                location_, s.version, kSchemaVersion));
   PgTransaction tx(*this);
   exec(fmt::format("SELECT pg_advisory_xact_lock({})", kMigrationLock));
   s = readState(*this);  // again under the lock: another tuner may have migrated meanwhile

@@ -93,7 +93,7 @@ class PgConnection {
   static constexpr int kReconnectPatienceSeconds = 10;
 
  private:
-  void checkSchema(OpenMode mode);
+  void checkSchema(OpenMode mode, bool migrate);
 
   pg_conn* conn_ = nullptr;
   std::string location_;  // masked

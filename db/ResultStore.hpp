@@ -146,6 +146,25 @@ struct MergeSummary {
   std::size_t baselinesWritten = 0, baselinesUnchanged = 0;
 };
 
+// A problem the library served without an exact row (a nearest size or the built-in default):
+// how many calls, and their estimated time (docs/library.md, "Recorded shapes").
+struct SeenRecord {
+  ProblemKey problem;
+  std::int64_t calls = 0;
+  double timeMs = 0;
+};
+
+struct StoredSeen : SeenRecord {
+  std::int64_t gpuId = 0;
+  std::string gpuFingerprint, gpuName;
+  std::string firstSeen, lastSeen;  // UTC, as every time stamp
+};
+
+struct SeenFilter {
+  std::optional<std::int64_t> gpuId;
+  std::optional<int> limit;  // the first this many, in seen()'s order
+};
+
 // Thrown when the connection to a server store broke (the server restarted, the network went)
 // and could not be re-established: the rows committed before it are kept, so running the same
 // command again (`tune --resume`) continues where it stopped. Exit code 74, like other I/O.
@@ -196,6 +215,14 @@ class ResultStore {
   // GPU fingerprint missing from the batch is a DataError. Nothing is written then.
   virtual MergeSummary mergeBatch(const RecordBatch& batch) = 0;
 
+  // The library's record of problems served without an exact row: adds each record's calls and
+  // time to the stored row of `gpu` and its problem (made on first sight, the GPU too) and sets its
+  // last-seen time, in one transaction. Not retried after a lost connection, unlike the writes
+  // above: adding is not idempotent, and a count lost is better than a count doubled.
+  virtual void recordSeen(const GpuSpec& gpu, std::span<const SeenRecord> records) = 0;
+  // Removes the recorded problems of one GPU (all without one); returns how many rows went.
+  virtual std::size_t clearSeen(std::optional<std::int64_t> gpuId) = 0;
+
   // --resume: cache key hash -> full status, for rows of this GPU with a final status. A
   // candidate whose CacheKey::hash() is present needs no new measurement.
   virtual std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const = 0;
@@ -215,6 +242,8 @@ class ResultStore {
   virtual std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const = 0;
   virtual std::string cubinOf(std::int64_t resultId) const = 0;
   virtual std::vector<StoredBaseline> baselines() const = 0;
+  // The recorded problems, most time first (then most calls, then by problem).
+  virtual std::vector<StoredSeen> seen(const SeenFilter& filter) const = 0;
   // The latest baseline GFLOP/s for this GPU and problem, when one was measured.
   virtual std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p,
                                                std::string_view library = "cublas") const = 0;

@@ -160,6 +160,35 @@ ALTER TABLE baselines_v2 RENAME TO baselines;
 CREATE TEMP VIEW results AS SELECT *, 1 AS batch FROM main.results;
 CREATE TEMP VIEW baselines AS SELECT *, 1 AS batch FROM main.baselines;
 )sql"},
+    // Issue 28: the problems the library served without an exact row (a nearest size or the
+    // built-in default), how often and for how long, so `gemmtune seen` can list them and
+    // `tune --seen` tune them. One row per GPU and problem; the library adds to it.
+    Migration{3, R"sql(
+CREATE TABLE seen (
+  id         INTEGER PRIMARY KEY,
+  gpu_id     INTEGER NOT NULL REFERENCES gpus(id),
+  m          INTEGER NOT NULL,
+  n          INTEGER NOT NULL,
+  k          INTEGER NOT NULL,
+  layout     TEXT NOT NULL,
+  batch      INTEGER NOT NULL,
+  beta_class TEXT NOT NULL,
+  calls      INTEGER NOT NULL,
+  time_ms    REAL NOT NULL,
+  first_seen TEXT NOT NULL,
+  last_seen  TEXT NOT NULL,
+  UNIQUE (gpu_id, m, n, k, layout, batch, beta_class)
+);
+)sql",
+              // An older file opened read-only has recorded nothing: an empty table of this
+              // connection only (a TEMP table, since a view cannot name the columns' types).
+              R"sql(
+CREATE TEMP TABLE seen (
+  id INTEGER PRIMARY KEY, gpu_id INTEGER NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,
+  layout TEXT NOT NULL, batch INTEGER NOT NULL, beta_class TEXT NOT NULL, calls INTEGER NOT NULL,
+  time_ms REAL NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL
+);
+)sql"},
 };
 
 static_assert(kMigrations.back().toVersion == kSchemaVersion, "kSchemaVersion must name the last migration");

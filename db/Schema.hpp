@@ -14,7 +14,7 @@ namespace gemmtune::db {
 class Database;
 
 inline constexpr std::int32_t kApplicationId = 0x474D5455;  // "GMTU"
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct SchemaState {
   std::int64_t applicationId = 0;

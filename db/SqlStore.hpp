@@ -38,6 +38,8 @@ class SqlStore final : public ResultStore {
   bool recordBaseline(std::int64_t runId, const BaselineRecord& b) override;
   std::size_t recordResults(std::int64_t runId, std::span<const ResultRecord> records) override;
   MergeSummary mergeBatch(const RecordBatch& batch) override;
+  void recordSeen(const GpuSpec& gpu, std::span<const SeenRecord> records) override;
+  std::size_t clearSeen(std::optional<std::int64_t> gpuId) override;
   std::unordered_map<std::string, std::string> finalStatuses(const GpuSpec& gpu) const override;
 
   std::unique_ptr<ReadView> consistentReads() const override;
@@ -48,6 +50,7 @@ class SqlStore final : public ResultStore {
   std::vector<ProblemKey> measuredSizes(const ResultFilter& filter) const override;
   std::string cubinOf(std::int64_t resultId) const override;
   std::vector<StoredBaseline> baselines() const override;
+  std::vector<StoredSeen> seen(const SeenFilter& filter) const override;
   std::optional<double> baselineGflops(std::int64_t gpuId, const ProblemKey& p,
                                        std::string_view library = "cublas") const override;
 

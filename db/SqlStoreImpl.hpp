@@ -1,8 +1,8 @@
 // SqlStore's definitions: every query of the results store, written once for both backends.
 // Included only by the files that instantiate SqlStore (SqliteStore.cpp, PgStore.cpp). The
 // queries live by job in SqlStoreColumns.hpp (result rows), SqlStoreGpusRuns.hpp,
-// SqlStoreWrites.hpp and SqlStoreReads.hpp; here are the constructors and the retry of a call
-// whose connection was lost.
+// SqlStoreWrites.hpp, SqlStoreReads.hpp and SqlStoreSeen.hpp (the library's recorded problems);
+// here are the constructors and the retry of a call whose connection was lost.
 #pragma once
 
 #include "Log.hpp"
@@ -10,6 +10,7 @@
 #include "SqlStoreColumns.hpp"
 #include "SqlStoreGpusRuns.hpp"
 #include "SqlStoreReads.hpp"
+#include "SqlStoreSeen.hpp"
 #include "SqlStoreWrites.hpp"
 
 namespace gemmtune::db {

@@ -38,8 +38,8 @@ GemmProblem Dispatcher::ShapeKey::problem() const {
   return p;
 }
 
-Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings)
-    : planner_(planner), specs_(specs), warnings_(warnings) {}
+Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen)
+    : planner_(planner), specs_(specs), warnings_(warnings), seen_(seen) {}
 
 // Members go in reverse order: modules before the loader and the driver copy they were made with.
 Dispatcher::~Dispatcher() = default;
@@ -115,7 +115,11 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
     const long long per = std::min(kBatchesPerLaunch, call.batch), last = call.batch - (call.batch - 1) / per * per;
     const Launch& full = launchFor(context, argsOf(call, 0, per), call.batch);
     // Planned by the whole call (its batch count), so every chunk's plan is cuBLAS when this one is.
-    if (full.cublas) return runCublas(stream, context, call, error);
+    if (full.cublas) {
+      const Status s = runCublas(stream, context, call, error);
+      if (s == Status::ok && full.seen) full.seen->count();
+      return s;
+    }
     const Launch& tail = launchFor(context, argsOf(call, call.batch - last, last), call.batch);
     for (const Launch* l : {&full, &tail})
       if (!l->error.empty()) {
@@ -127,6 +131,7 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
       if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error); s != Status::ok)
         return s;
     }
+    if (full.seen) full.seen->count();  // one per call, however many launches it took
     return Status::ok;
   } catch (const std::exception& e) {
     error = e.what();
@@ -207,6 +212,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
+  if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   if (plan.cublas) {
     std::string why;
     if (CublasRuntime::get(why)) {

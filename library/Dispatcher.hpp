@@ -23,6 +23,7 @@
 #include "KernelLoader.hpp"
 #include "GemmCall.hpp"
 #include "Planner.hpp"
+#include "SeenRecorder.hpp"
 #include "Warnings.hpp"
 #include "Workspace.hpp"
 #include "gemmtune/Library.hpp"
@@ -31,7 +32,8 @@ namespace gemmtune::library {
 
 class Dispatcher {
  public:
-  Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings);
+  // `seen`: where calls served without an exact row are counted (null: nowhere).
+  Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen = nullptr);
   ~Dispatcher();
 
   // A row-major call (asRowMajor), already validated. `error` is set for every status but ok.
@@ -64,6 +66,7 @@ class Dispatcher {
     LaunchPlan plan;
     std::string instance;
     std::string error;  // set: nothing can run this shape here (said once; the call fails fast)
+    SeenCounter* seen = nullptr;  // counts the calls when the plan is not an exact row
   };
   struct Attempt {
     Config config;
@@ -91,6 +94,7 @@ class Dispatcher {
   Planner& planner_;
   DeviceSpecs& specs_;
   Warnings& warnings_;
+  SeenRecorder* seen_;
 
   std::once_flag driverOnce_;
   // A copy: modules are unloaded through it even after the process-wide driver object is gone.

@@ -11,6 +11,7 @@
 #include "Dispatcher.hpp"
 #include "GemmCall.hpp"
 #include "Planner.hpp"
+#include "SeenRecorder.hpp"
 #include "Warnings.hpp"
 
 namespace gemmtune {
@@ -50,17 +51,24 @@ const char* toString(Status status) {
 }
 
 struct Library::Impl {
-  explicit Impl(const std::filesystem::path& dbPath) : planner(dbPath, warnings), dispatcher(planner, specs, warnings) {}
-  Impl(const std::vector<std::string>& stores, bool cublas)
-      : planner(stores, warnings, cublas), dispatcher(planner, specs, warnings) {}
+  explicit Impl(const std::filesystem::path& dbPath)
+      : planner(dbPath, warnings),
+        seen(library::seenRecorderFor(dbPath.string(), true, warnings)),
+        dispatcher(planner, specs, warnings, seen.get()) {}
+  explicit Impl(const Options& options)
+      : planner(options.stores, warnings, options.cublas),
+        seen(library::seenRecorderFor(options.stores.empty() ? std::string() : options.stores.front(),
+                                      options.recordSeen, warnings)),
+        dispatcher(planner, specs, warnings, seen.get()) {}
   library::Warnings warnings;
   library::DeviceSpecs specs;
   library::Planner planner;
+  std::unique_ptr<library::SeenRecorder> seen;  // destroyed after the dispatcher, flushing last
   library::Dispatcher dispatcher;
 };
 
 Library::Library(std::filesystem::path dbPath) : impl_(std::make_unique<Impl>(dbPath)) {}
-Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options.stores, options.cublas)) {}
+Library::Library(const Options& options) : impl_(std::make_unique<Impl>(options)) {}
 Library::~Library() = default;
 
 Choice Library::best(int device, long long M, long long N, long long K) { return best(device, Op::N, Op::N, M, N, K); }

@@ -182,6 +182,7 @@ Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
                                     : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);
+  if (p.choice.match == Match::nearest_size) p.predictedMs = r.predictedMs;
   return p;
 }
 

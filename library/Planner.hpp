@@ -33,6 +33,7 @@ struct Plan {
   Choice choice;            // what best() reports
   std::string cubin;        // the measured binary, only when it is exactly `config`
   std::vector<std::string> loweredNames;  // its entry points, main kernel first
+  double predictedMs = 0;   // nearest_size: the lookup's predicted time of one call at the asked size
 };
 
 // The built-in default configuration (FamilyRegistry::libraryDefault) reading `layout`: correct

@@ -295,5 +295,5 @@ TEST_F(dbCli, ExportImportIsIdempotentAndBackupIsComplete) {
   ASSERT_EQ(b.exitCode, 0) << b.err;
   auto check = runCli({"db", "check", "--db", copy});
   EXPECT_EQ(check.exitCode, 0) << check.err;
-  EXPECT_NE(check.out.find("ok (schema 2, 3 results, 1 runs, 1 GPUs)"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ok (schema 3, 3 results, 1 runs, 1 GPUs)"), std::string::npos) << check.out;
 }

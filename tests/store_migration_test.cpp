@@ -1,8 +1,8 @@
 // A results store of schema 1 (before batches) on either backend, built by hand
-// (tests/store_schema_v1.hpp): a writing open migrates it in place to schema 2 — every row kept,
+// (tests/store_schema_v1.hpp): a writing open migrates it in place to the current schema — every row kept,
 // read as nn batch 1 under the cache key it was stored with, still served exactly, still final
 // for `tune --resume` — and batched rows and baselines then sit beside them. A read-only open
-// of a SQLite file reads it as schema 2 without writing it (a deployed snapshot in a read-only
+// of a SQLite file reads it as the current schema without writing it (a deployed snapshot in a read-only
 // directory); a read-only open of a server store asks for one writing command first.
 // Run: ctest -R StoreMigration
 #include <gtest/gtest.h>

@@ -8,3 +8,5 @@ gemmtune_add_test(store_reconnect_test SOURCES store_reconnect_test.cpp LIBS gem
 gemmtune_add_test(store_exchange_test SOURCES store_exchange_test.cpp CliRunner.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
 # Schema 1 (before batches) migrated in place on both backends, and read as schema 2 read-only.
 gemmtune_add_test(store_migration_test SOURCES store_migration_test.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)
+# The library's record of shapes served without an exact row (schema 3) on both backends.
+gemmtune_add_test(store_seen_test SOURCES store_seen_test.cpp LIBS gemmtune_serving gemmtune_db gemmtune_generator)

@@ -12,3 +12,7 @@ target_include_directories(bench_workload_test PRIVATE ${PROJECT_SOURCE_DIR}/ben
 # tune --params runs on the tests' simulated GPU ($GEMMTUNE_SIMULATED_GPU / _WORKER).
 target_compile_definitions(tuner_cli_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(tuner_cli_test fake_worker)
+# `gemmtune seen` and `tune --seen` on shapes the library recorded, on the simulated H100.
+gemmtune_add_test(seen_cli_test SOURCES seen_cli_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
+target_compile_definitions(seen_cli_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(seen_cli_test fake_worker)

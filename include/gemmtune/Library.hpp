@@ -94,6 +94,10 @@ class Library {
     // faster for an unmeasured shape, sgemm() calls it (Choice::instance "cublas_nn", ...).
     // false: gemmtune's kernels only.
     bool cublas = true;
+    // Record the shapes sgemm() serves without an exact row (calls and estimated time) in the
+    // first store (the user's database), off the hot path, for `gemmtune seen` and `gemmtune tune
+    // --seen` (docs/library.md, "Recorded shapes"). $GEMMTUNE_RECORD_SEEN=0 also turns it off.
+    bool recordSeen = true;
   };
   explicit Library(const Options& options);
   ~Library();

@@ -1,0 +1,148 @@
+#include "SeenRecorder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <vector>
+
+#include "CacheKey.hpp"
+#include "DbPath.hpp"
+#include "Planner.hpp"
+#include "SpeedBound.hpp"
+
+namespace gemmtune::library {
+
+namespace {
+
+std::string problemText(const db::ProblemKey& p) {
+  return fmt::format("{}x{}x{} {} {} {}", p.m, p.n, p.k, p.layout, p.batch, p.betaClass);
+}
+
+}  // namespace
+
+SeenRecorder::SeenRecorder(Sink sink, std::string where, Warnings& warnings, std::chrono::milliseconds period)
+    : sink_(std::move(sink)), where_(std::move(where)), warnings_(warnings), period_(period) {}
+
+SeenRecorder::~SeenRecorder() {
+  {
+    std::lock_guard lock(wakeMutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  flush();  // what the last calls counted
+}
+
+SeenCounter* SeenRecorder::counterFor(const GpuSpec& gpu, const db::ProblemKey& problem, double msPerCall) {
+  std::lock_guard lock(entriesMutex_);
+  std::string fingerprint = db::gpuFingerprint(gpu);
+  auto key = std::make_pair(fingerprint, problemText(problem));
+  if (auto it = index_.find(key); it != index_.end()) return &it->second->counter;
+  Entry& e = entries_.emplace_back();
+  e.gpu = gpu;
+  e.fingerprint = std::move(fingerprint);
+  e.problem = problem;
+  e.msPerCall = msPerCall;
+  index_.emplace(std::move(key), &e);
+  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  return &e.counter;
+}
+
+SeenCounter* SeenRecorder::counterFor(const GpuSpec& gpu, const GemmShape& asked, const Plan& plan) {
+  if (plan.choice.match == Match::exact) return nullptr;
+  return counterFor(gpu, db::problemKeyOf(asked),
+                    estimatedCallMs(plan.predictedMs, plan.choice.measuredGflops, gpu, asked));
+}
+
+void SeenRecorder::flush() {
+  std::lock_guard flushing(flushMutex_);
+  // Per GPU fingerprint: the GPU and the records of its problems that were called.
+  std::map<std::string, std::pair<const GpuSpec*, std::vector<db::SeenRecord>>> byGpu;
+  {
+    std::lock_guard lock(entriesMutex_);
+    for (Entry& e : entries_) {
+      const std::uint64_t calls = e.counter.calls.exchange(0, std::memory_order_relaxed);
+      if (calls == 0) continue;
+      auto& [gpu, records] = byGpu[e.fingerprint];
+      gpu = &e.gpu;  // entries are never erased or changed: safe to read after the lock
+      records.push_back({e.problem, static_cast<std::int64_t>(calls), static_cast<double>(calls) * e.msPerCall});
+    }
+  }
+  for (const auto& [fingerprint, group] : byGpu) {
+    std::string why;
+    try {
+      sink_(*group.first, group.second);
+      continue;
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+      why = "unknown error";
+    }
+    warnings_.once("seen-recorder", fmt::format("cannot record the shapes sgemm() served without a tuned row in {} "
+                                                "({}); those counts are dropped (GEMMTUNE_RECORD_SEEN=0 turns "
+                                                "recording off)",
+                                                where_, why));
+  }
+}
+
+void SeenRecorder::loop() {
+  std::unique_lock lock(wakeMutex_);
+  while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) {
+    lock.unlock();
+    flush();
+    lock.lock();
+  }
+}
+
+SeenRecorder::Sink storeSink(std::string location) {
+  // The connection outlives one flush; shared because std::function copies its target.
+  auto store = std::make_shared<std::unique_ptr<db::ResultStore>>();
+  return [location = std::move(location), store](const GpuSpec& gpu, std::span<const db::SeenRecord> records) {
+    try {
+      if (!*store) {
+        db::OpenOptions options{db::OpenMode::ReadWrite, db::OpenCheck::Header};
+        options.busyTimeoutMs = 5000;  // a tuner's write is short; longer would delay the Library's destruction
+        options.migrate = false;
+        *store = db::openStore(db::resolveDatabasePath(location).string(), options);
+      }
+      (*store)->recordSeen(gpu, records);
+    } catch (...) {
+      store->reset();  // opened again at the next flush: the server may be back, the file fixed
+      throw;
+    }
+  };
+}
+
+bool recordingSeen(bool option, const char* env) {
+  if (!option) return false;
+  if (!env) return true;
+  std::string value(env);
+  for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !(value == "0" || value == "false" || value == "off" || value == "no");
+}
+
+std::unique_ptr<SeenRecorder> seenRecorderFor(const std::string& userStore, bool option, Warnings& warnings) {
+  if (!recordingSeen(option, std::getenv("GEMMTUNE_RECORD_SEEN"))) return nullptr;
+  std::string where = userStore.empty() ? std::string("the user's database") : db::maskLocation(userStore);
+  return std::make_unique<SeenRecorder>(storeSink(userStore), std::move(where), warnings);
+}
+
+double estimatedCallMs(double predictedMs, double measuredGflops, const GpuSpec& gpu, const GemmShape& asked) {
+  if (predictedMs > 0) return predictedMs;
+  const double flops = asked.flops();
+  if (measuredGflops > 0) return flops / (measuredGflops * 1e6);
+  // FLOP/s at the FP32 peak and bytes/s of the memory bus (double data rate), when the spec has them.
+  double seconds = 0;
+  if (auto peak = serving::peakRate(gpu, serving::PrecisionClass::strict); peak && peak->gflops > 0)
+    seconds = flops / (peak->gflops * 1e9);
+  const double bytesPerSecond = 2.0 * gpu.memClockKhz * 1e3 * gpu.memBusWidthBits / 8.0;
+  const double bytes = 4.0 * double(asked.batch) *
+                       (double(asked.M) * asked.K + double(asked.K) * asked.N + double(asked.M) * asked.N);
+  if (bytesPerSecond > 0) seconds = std::max(seconds, bytes / bytesPerSecond);
+  if (seconds <= 0) seconds = flops / 1e12;  // a spec without either: a nominal 1 TFLOP/s
+  return seconds * 1e3;
+}
+
+}  // namespace gemmtune::library
