@@ -141,14 +141,16 @@ int run(const Options& o) {
   std::unique_ptr<LibraryColumn> library, ours;
   if (LibraryColumn::built()) {
     library = std::make_unique<LibraryColumn>(dbPath, true);
-    if (columns.ours) ours = std::make_unique<LibraryColumn>(dbPath, false);
+    // Also the dispatch-overhead figure's: it compares sgemm() with the raw launch of the kernel
+    // the library runs, which must be a gemmtune kernel.
+    ours = std::make_unique<LibraryColumn>(dbPath, false);
   } else
     fmt::print(stderr, "built without gemmtune::Library: the sgemm() column and dispatch figures are left out\n");
 
   fmt::print("{} ({}, {} SMs), driver {}, {}, database {}\n", info.name, info.arch, info.smCount, info.driverVersion,
              blas.library(), dbPath.string());
   ContenderFactory factory(gpu.stream(), o.gpu, spec, blas, compiler, lookup ? &*lookup : nullptr, library.get(),
-                          ours.get(), columns);
+                          columns.ours ? ours.get() : nullptr, columns);
   std::vector<SizeResult> results;
   for (const auto& s : sizes) {
     results.push_back(benchSize(s, o, gpu, helpers, blas, factory));
@@ -161,7 +163,7 @@ int run(const Options& o) {
   std::optional<QueryFigures> query;
   if (library) {
     try {
-      dispatch = measureDispatch(*library, o.gpu, gpu.stream(), helpers, compiler, info.arch,
+      dispatch = measureDispatch(*ours, o.gpu, gpu.stream(), helpers, compiler, info.arch,
                                  GemmShape{o.dispatchSize, o.dispatchSize, o.dispatchSize});
     } catch (const std::exception& e) {
       fmt::print(stderr, "dispatch overhead not measured: {}\n", e.what());
