@@ -10,6 +10,7 @@
 #        multi-gpu-one multi-gpu (several GPUs: GPU 0 alone, then all, a worker killed, query --gpu 1)
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        untuned (gemm_bench on UNTUNED shapes with the tune step's database: sgemm(), ours only, cuBLAS)
+#        model-error (the family model's held-out error on that database) seen-tune (tune --seen on it)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
 #        database of an earlier tune step; BENCH_ARGS adds gemm_bench options, e.g. "--layouts nn,tn")
@@ -212,13 +213,32 @@ for step in "${steps[@]}"; do
       # Issue 28: sgemm() on shapes the tune step never measured (UNTUNED, default
       # bench/shapes/untuned-28.txt), beside cuBLAS and beside sgemm() with cuBLAS excluded.
       list=${UNTUNED:-$root/bench/shapes/untuned-28.txt}
-      name=$(basename "$list" .txt)
+      untuned_runs=$(( ${untuned_runs:-0} + 1 ))  # a second run (after seen-tune) keeps its own files
+      name=$(basename "$list" .txt)-$untuned_runs
       XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-400}")" "$build/bench/gemm_bench" --db "$tune_db" \
         --shapes "$list" --columns cublas,library,ours --rounds "${SHAPES_ROUNDS:-3}" --budget-ms "${SHAPES_BUDGET_MS:-40}" \
         --csv "$out/untuned-$name.csv" >"$out/untuned-$name.txt" 2>"$out/untuned-$name.log"
       note "untuned $name" "rc=$? $(elapsed $t0)"
       while IFS= read -r l; do note "" "${l#  geometric mean }"; done < <(grep -E 'geometric mean' "$out/untuned-$name.txt")
       cat "$out/untuned-$name.txt"; tail -3 "$out/untuned-$name.log"
+      ;;
+    model-error)
+      # Issue 28: the family model's error on held-out rows of the tune step's database.
+      "$build/bench/model_error" "$tune_db" >"$out/model-error.txt" 2>&1
+      note model-error "rc=$? $(grep -m1 -F '(all families)' "$out/model-error.txt")"
+      cat "$out/model-error.txt"
+      ;;
+    seen-tune)
+      # Issue 28: tune what the library recorded as served without a tuned row (an untuned step
+      # before records its shapes), SEEN_FAMILIES (default cutlass,thin,cublas), SEEN_ARGS.
+      export XDG_CACHE_HOME="$cache_home"
+      "$build/cli/gemmtune" seen --db "$tune_db" --limit 5 >"$out/seen.txt" 2>&1
+      t1=$(date +%s)
+      timeout "$(capped "${SEEN_TIMEOUT:-420}")" "$build/cli/gemmtune" tune --gpu auto --seen --db "$tune_db" \
+        --families "${SEEN_FAMILIES:-cutlass,thin,cublas}" ${SEEN_ARGS:-} >"$out/seen-tune.txt" \
+        2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out/seen-tune.log")
+      note "tune --seen" "rc=$? $(elapsed $t1) $(grep -c . "$out/seen.txt") lines of seen"
+      cat "$out/seen.txt"; tail -4 "$out/seen-tune.txt"
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1
