@@ -294,7 +294,7 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   options.filter.prune = a.prune;
   // The basis completes the main job's square sizes with the regimes a program meets; a workload
   // (--shapes), one shape (--mnk) or a shard of a sweep is tuned as asked, nothing added.
-  options.basis = !a.noBasis && a.shapes.empty() && a.mnk.empty() && a.shard.empty();
+  options.basis = !a.noBasis && a.shapes.empty() && a.mnk.empty() && a.shard.empty() && !a.seen;
   options.selfExe = "/proc/self/exe";  // the worker is this very binary
   options.commandLine = ctx.commandLine;
   auto dbPath = db::resolveDatabasePath(a.db);
@@ -385,7 +385,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--no-basis", a->noBasis,
                 "Skip the basis: after the sizes, each family's finalists are timed on ten built-in shapes (skinny "
                 "M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 15 % of the run's "
-                "time, so that shapes nobody tuned are chosen from measurements (not run with --shapes, --mnk, --shard)");
+                "time, so that shapes nobody tuned are chosen from measurements (not run with --shapes, --mnk, --seen, "
+                "--shard)");
   sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");
   sub->add_flag("--resume", a->resume, "Skip candidates already measured with the same cache key (default)");
   sub->add_flag("--fresh", a->fresh, "Measure everything again, ignoring stored results");

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <system_error>
 #include <vector>
+
+#include <unistd.h>
 
 #include "CacheKey.hpp"
 #include "DbPath.hpp"
@@ -31,8 +34,14 @@ SeenRecorder::~SeenRecorder() {
     stopping_ = true;
   }
   wake_.notify_all();
+  // In a child forked after the thread started, the thread does not exist (only its handle was
+  // copied): joining would wait forever, and the counts are the parent's to write.
+  if (threadPid_ != 0 && threadPid_ != getpid()) {
+    thread_.detach();
+    return;
+  }
   if (thread_.joinable()) thread_.join();
-  flush();  // what the last calls counted
+  flushQuietly();  // what the last calls counted
 }
 
 SeenCounter* SeenRecorder::counterFor(const GpuSpec& gpu, const db::ProblemKey& problem, double msPerCall) {
@@ -46,7 +55,17 @@ SeenCounter* SeenRecorder::counterFor(const GpuSpec& gpu, const db::ProblemKey& 
   e.problem = problem;
   e.msPerCall = msPerCall;
   index_.emplace(std::move(key), &e);
-  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  if (!thread_.joinable() && !noThread_) {
+    try {
+      thread_ = std::thread([this] { loop(); });
+      threadPid_ = getpid();
+    } catch (const std::system_error& e) {  // no thread: counts are written at destruction only
+      noThread_ = true;
+      warnings_.once("seen-recorder-thread", fmt::format("recording untuned shapes without a background thread ({}): "
+                                                         "written when the Library is destroyed",
+                                                         e.what()));
+    }
+  }
   return &e.counter;
 }
 
@@ -87,11 +106,18 @@ void SeenRecorder::flush() {
   }
 }
 
+void SeenRecorder::flushQuietly() noexcept {
+  try {
+    flush();
+  } catch (...) {  // out of memory while gathering: the counts wait for the next flush
+  }
+}
+
 void SeenRecorder::loop() {
   std::unique_lock lock(wakeMutex_);
   while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) {
     lock.unlock();
-    flush();
+    flushQuietly();  // an exception here would end the thread and the program (std::terminate)
     lock.lock();
   }
 }

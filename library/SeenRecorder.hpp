@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <sys/types.h>
 #include <string>
 #include <thread>
 #include <utility>
@@ -70,6 +71,7 @@ class SeenRecorder {
     SeenCounter counter;
   };
   void loop();
+  void flushQuietly() noexcept;  // flush(), whatever it throws swallowed (the thread and the destructor)
 
   Sink sink_;
   std::string where_;
@@ -85,6 +87,8 @@ class SeenRecorder {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread thread_;  // started with the first counter
+  pid_t threadPid_ = 0;  // the process that started it (a forked child has the handle, not the thread)
+  bool noThread_ = false;  // the thread could not be started: flushed at destruction only
 };
 
 // A sink that writes to the store at `location` (the user's database: a path, sqlite:PATH or

@@ -119,9 +119,9 @@ std::vector<Observation> cublasObservations(const db::ResultStore& store, std::i
   auto add = [&](const db::ProblemKey& p, double ms) {
     if (ms > 0 && p.layout == like.layout && p.batch == like.batch) out.push_back({p, ms, rooflineMs(p, rates)});
   };
-  const std::string fingerprint = db::gpuFingerprint(gpu);
-  for (const db::StoredBaseline& b : store.baselines())
-    if (b.gpuFingerprint == fingerprint && b.library == "cublas") add(b.problem, b.medianMs);
+  // Only cuBLAS's own rows (verified, written where `tune --families` names cublas): the
+  // baselines table is filled whatever the families, so reading it would make cuBLAS a candidate
+  // for people who tuned without it.
   db::ResultFilter filter;
   filter.gpuId = gpuId;
   filter.family = "cublas";

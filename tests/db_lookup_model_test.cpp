@@ -17,6 +17,7 @@
 #include "PresentEnvironment.hpp"
 #include "SqliteStore.hpp"
 #include "db_test_support.hpp"
+#include "cublas_test_support.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::db;
@@ -51,6 +52,9 @@ struct ModelLookup : ::testing::Test {
     ASSERT_TRUE(store.recordResult(run, test::okResult(instance, m, n, k, 2.0 * m * n * k / (ms * 1e6), gpu)));
   }
   void addCublas(long long m, long long n, long long k, double ms) {
+    ASSERT_TRUE(store.recordResult(run, test::cublasResult("nn", m, n, k, 2.0 * m * n * k / (ms * 1e6), gpu)));
+  }
+  void addBaseline(long long m, long long n, long long k, double ms) {
     BaselineRecord b;
     b.libraryVersion = "13.0";
     b.problem = {m, n, k};
@@ -169,6 +173,17 @@ TEST_F(ModelLookup, CublasIsAnsweredWhereItsBaselinesPredictItFasterBeyondTheMar
   // Not with cuBLAS left out, nor when a family is asked for.
   EXPECT_FALSE(Lookup(store, present(), LookupPolicy{false, 1.10}).best(gpu, {1000, 1000, 1000}).cublas);
   EXPECT_FALSE(lookup.best(gpu, {1000, 1000, 1000}, "warptile").cublas);
+}
+
+// The baselines table is written whatever `tune --families` says: a database tuned without the
+// cublas family holds baselines but no cuBLAS rows, and must not make cuBLAS a candidate.
+TEST_F(ModelLookup, BaselinesAloneDoNotMakeCublasACandidate) {
+  addSquareAndSkinnyRows();
+  addBaseline(1024, 1024, 1024, 0.050);
+  Lookup lookup(store, present());
+  const auto r = lookup.best(gpu, {1000, 1000, 1000});
+  EXPECT_FALSE(r.cublas) << r.reason;
+  EXPECT_EQ(r.quality, MatchQuality::nearest_size);
 }
 
 TEST_F(ModelLookup, OursWithinTheMarginOfCublasIsNotEnough) {

@@ -170,7 +170,7 @@ TEST_F(EngineGpu, AResumedRunKeepsTheRowsItPrunesAndTheWinnersCubins) {
   EXPECT_EQ(okRows(after, kLarge), okRows(before, kLarge));
   // Finalists re-timed from resumed rows (read without cubins) are stored again with one.
   for (const auto& r : after) {
-    if (r.status != "ok") continue;
+    if (r.status != "ok" || r.family == "cublas") continue;  // cuBLAS's row has no binary of ours
     EXPECT_FALSE(r.cubin.empty()) << r.instance() << " lost its cubin";
   }
 }

@@ -66,7 +66,11 @@ TEST(TestFamilyGpu, TunedByTheCliAndServedByTheLibrary) {
   EXPECT_NE(rows.out.find("probe_bs"), std::string::npos) << rows.out;
 
   PrimaryContext ctx(0);
-  Library lib(db);
+  // The probe family's kernels, not cuBLAS (the tune measured it as a candidate too).
+  Library::Options options;
+  options.stores = {db};
+  options.cublas = false;
+  Library lib(options);
   Choice exact = lib.best(0, 512, 512, 512);
   EXPECT_EQ(exact.match, Match::exact) << exact.note;
   EXPECT_EQ(exact.instance.rfind("probe_bs", 0), 0u) << exact.instance;

@@ -23,6 +23,7 @@ struct FamilyOutcome {
 struct SizeOutcome {
   GemmShape shape;
   std::optional<double> cublasMs;
+  bool cublasRetimed = false;  // cublasMs was re-timed by this run's interleaved rounds
   std::vector<FamilyOutcome> families;
   std::string bestInstance;          // over all families
   double bestMs = 0;

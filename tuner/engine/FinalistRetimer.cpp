@@ -142,7 +142,10 @@ void FinalistRetimer::retimeOne(size_t i, Timed& finalist, int round, const Timi
 }
 
 void FinalistRetimer::recordRetimed(const std::vector<Timed*>& finalists, const Rounds& rounds, SizeOutcome& out) {
-  if (!rounds.baselineSamples.empty()) out.cublasMs = summarize(rounds.baselineSamples).medianMs;
+  if (!rounds.baselineSamples.empty()) {
+    out.cublasMs = summarize(rounds.baselineSamples).medianMs;
+    out.cublasRetimed = true;
+  }
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (rounds.samples[i].size() < 3 || !rounds.retimedOn[i]) continue;
     Timed& t = *finalists[i];

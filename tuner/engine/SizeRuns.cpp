@@ -131,9 +131,12 @@ void SizeRuns::recordCublasRow(SizeRun& run) {
   if (!chosen) return;
   const CandidateResult& result = run.baselines.at(chosen);
   const bool retimed = chosen == &lanes_.first() && run.out.cublasMs && result.status == kStatusOk;
-  rows_.record(rows_.cublasRow(run.out.shape, result, retimed ? *run.out.cublasMs : result.medianMs,
-                               chosen->worker->info().cublasVersion),
-               chosen->runId);
+  db::ResultRecord row = rows_.cublasRow(run.out.shape, result, retimed ? *run.out.cublasMs : result.medianMs,
+                                         chosen->worker->info().cublasVersion);
+  // A warm rerun re-times nothing: its baseline (a long warm-up, alone) must not replace the row
+  // measured in interleaved rounds beside the kernels it competes with.
+  if (!run.out.cublasRetimed && rows_.storedRow(row.key)) return;
+  rows_.record(row, chosen->runId);
 }
 
 }  // namespace gemmtune
