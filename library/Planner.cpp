@@ -166,6 +166,7 @@ Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
   p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
   p.choice.measuredSize = db::shapeOf(r.measuredProblem).str();
   p.choice.measuredGflops = r.gflops;
+  if (p.choice.match == Match::nearest_size) p.predictedMs = r.predictedMs;
   if (r.cublas) {
     p.cublas = true;
     p.choice.note = p.choice.match == Match::exact
@@ -182,7 +183,6 @@ Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
                                     : "");
   p.cubin = std::move(r.cubin);
   p.loweredNames = std::move(r.loweredNames);
-  if (p.choice.match == Match::nearest_size) p.predictedMs = r.predictedMs;
   return p;
 }
 

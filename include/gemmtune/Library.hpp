@@ -87,8 +87,9 @@ class Library {
   struct Options {
     // Store locations (a path, sqlite:PATH or postgresql://...), highest precedence first: e.g.
     // {user database, system snapshot}. An exact answer from the first store that has one wins,
-    // else a nearest-size answer from the first store that has one. Stores are only read. Empty:
-    // as Library() above.
+    // else a nearest-size answer from the first store that has one. Lookups only read them; the
+    // first store also receives the record of shapes served without a tuned row (recordSeen
+    // below), so put the user's database first, never a shared snapshot. Empty: as Library() above.
     std::vector<std::string> stores;
     // cuBLAS as a candidate (loaded at run time): where it was measured fastest, or predicted
     // faster for an unmeasured shape, sgemm() calls it (Choice::instance "cublas_nn", ...).
