@@ -20,7 +20,7 @@ namespace {
 struct QueryArgs {
   std::string db, gpu = "auto", size, mnk, family, layout = "nn";
   long long batch = 1;
-  bool json = false;
+  bool json = false, kernelsOnly = false;
 };
 
 int noResults(const std::string& location, const std::string& what) {
@@ -48,7 +48,9 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   if (!store.hasSchema() || store.gpus().empty()) return noResults(path, "no tuning results yet");
   serving::SelectedGpu gpu = serving::selectGpu(store, a.gpu);
 
-  serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()));
+  serving::LookupPolicy policy;
+  policy.cublas = !a.kernelsOnly;
+  serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()), policy);
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
   std::string sizeText = fmt::format("{}x{}x{}{}", problem.m, problem.n, problem.k,
                                      problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "");
@@ -118,6 +120,8 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
       ->type_name("OPS");
   sub->add_option("--batch", a->batch, "Products per call (strided or pointer-array batched), default 1")->type_name("N");
   sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + "), or cublas: cuBLAS's row");
+  sub->add_flag("--kernels-only", a->kernelsOnly,
+                "gemmtune's kernels only: cuBLAS is no candidate (as for Library::Options::cublas = false)");
   sub->add_flag("--json", a->json, "Machine-readable output");
   sub->footer(fmt::format(
       "Match quality: exact (measured at this size), nearest_size (the closest measured size by\n"

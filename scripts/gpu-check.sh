@@ -11,6 +11,7 @@
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        untuned (gemm_bench on UNTUNED shapes with the tune step's database: sgemm(), ours only, cuBLAS)
 #        model-error (the family model's held-out error on that database) seen-tune (tune --seen on it)
+#        (BUILD_TARGETS builds only those targets; UNTUNED_DB and UNTUNED_CACHE: another database and compile cache)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
 #        database of an earlier tune step; BENCH_ARGS adds gemm_bench options, e.g. "--layouts nn,tn")
@@ -66,7 +67,7 @@ for step in "${steps[@]}"; do
         GEMMTUNE_WHEELS="$root/.devdeps/wheels" "$root/scripts/fetch-deps.sh" "$build/deps" 2>&1 | tee "$out/fetch-deps.log"
       fi
       if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
-         timeout "$(capped 600)" cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1; then
+         timeout "$(capped 600)" cmake --build "$build" --parallel "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$out/build.log" 2>&1; then
         note build "ok ($(elapsed $t0))"
       else
         tail -30 "$out/configure.log" "$out/build.log"
@@ -215,8 +216,8 @@ for step in "${steps[@]}"; do
       list=${UNTUNED:-$root/bench/shapes/untuned-28.txt}
       untuned_runs=$(( ${untuned_runs:-0} + 1 ))  # a second run (after seen-tune) keeps its own files
       name=$(basename "$list" .txt)-$untuned_runs
-      XDG_CACHE_HOME="$cache_home" timeout "$(capped "${BENCH_TIMEOUT:-400}")" "$build/bench/gemm_bench" --db "$tune_db" \
-        --shapes "$list" --columns cublas,library,ours --rounds "${SHAPES_ROUNDS:-3}" --budget-ms "${SHAPES_BUDGET_MS:-40}" \
+      XDG_CACHE_HOME="${UNTUNED_CACHE:-$cache_home}" timeout "$(capped "${BENCH_TIMEOUT:-400}")" "$build/bench/gemm_bench" \
+        --db "${UNTUNED_DB:-$tune_db}" --shapes "$list" --columns cublas,library,ours --rounds "${SHAPES_ROUNDS:-3}" --budget-ms "${SHAPES_BUDGET_MS:-40}" \
         --csv "$out/untuned-$name.csv" >"$out/untuned-$name.txt" 2>"$out/untuned-$name.log"
       note "untuned $name" "rc=$? $(elapsed $t0)"
       while IFS= read -r l; do note "" "${l#  geometric mean }"; done < <(grep -E 'geometric mean' "$out/untuned-$name.txt")

@@ -122,7 +122,13 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     config.guarded = true;
   }
   if (auto problem = launchProblem(config, row, gpu, asked)) {
-    skip(row, *problem);
+    // At its own size that is a damaged row; offered to another size (its split-K too deep for
+    // a larger C, say) it is simply no candidate there — not worth a warning per row.
+    if (exact)
+      skip(row, *problem);
+    else
+      logger()->debug("stored result {} ({}) cannot run {}x{}x{}: {}", row.id, row.instance(), asked.m, asked.n,
+                      asked.k, *problem);
     return std::nullopt;
   }
   if (auto implausible = implausibleSpeed(row, gpu, precisionClassOf(*config.family))) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -21,6 +22,16 @@ namespace {
 // offering at most this many of its fastest valid rows (a few hundred candidates in all).
 constexpr std::size_t kNearestSizes = 32;
 constexpr std::size_t kRowsPerSize = 8;
+// Only programs anchored (their measured row nearest the asked size) within this much of the
+// nearest anchor compete: a row's calibration says little far from where it was measured. On the
+// H100's main-job database, a warppipe tile anchored at 4096x4096x32 (small K, where it beat
+// cuBLAS 1.5x) was chosen for 1619x1367x1092 and ran at 0.55x; with this bound (0.5: a factor of
+// about 1.4 in output area) it competes only where no row was measured nearer.
+constexpr double kAnchorSlack = 0.5;
+// A guarded form never measured (its row ran unguarded) counts this many times its predicted
+// time: guarded forms ran 1.4-1.8x slower than their unguarded rows on an H100 (partial tiles,
+// bounds checks), and a wrong pick costs more than a missed win.
+constexpr double kUnmeasuredGuardedPenalty = 2.0;
 
 }  // namespace
 
@@ -68,7 +79,10 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Offered*& a = anchors[programOf(o.candidate.config)];
     if (!a || sizeDistance(asked, o.at) < sizeDistance(asked, a->at)) a = &o;
   }
+  double nearestAnchor = std::numeric_limits<double>::infinity();
+  for (const auto& [program, anchor] : anchors) nearestAnchor = std::min(nearestAnchor, sizeDistance(asked, anchor->at));
   for (const auto& [program, anchor] : anchors) {
+    if (sizeDistance(asked, anchor->at) > nearestAnchor + kAnchorSlack) continue;
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
@@ -82,7 +96,9 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       variants.push_back(std::move(v));
     }
     for (const Config& v : variants) {
-      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
+      const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
+      const double formPenalty = unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0;
+      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio * formPenalty;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms < pick.predictedMs) {
         pick.candidate = Candidate{v, anchor->candidate.row};
