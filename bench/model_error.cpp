@@ -107,7 +107,7 @@ Errors cublasErrors(const ResultStore& store, const StoredGpu& gpu) {
     if (b.gpuFingerprint == gpu.fingerprint) groups.emplace(groupOf(b.problem), b.problem);
   Errors errors;
   for (const auto& [g, like] : groups) {
-    const auto measured = cublasObservations(store, gpu.id, gpu.spec, like, rates);
+    const auto measured = cublasObservations(store, gpu.id, like, rates);
     std::vector<ProblemKey> done;
     for (const Observation& o : measured) {
       if (std::find(done.begin(), done.end(), o.problem) != done.end()) continue;

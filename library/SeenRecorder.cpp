@@ -26,20 +26,21 @@ std::string problemText(const db::ProblemKey& p) {
 }  // namespace
 
 SeenRecorder::SeenRecorder(Sink sink, std::string where, Warnings& warnings, std::chrono::milliseconds period)
-    : sink_(std::move(sink)), where_(std::move(where)), warnings_(warnings), period_(period) {}
+    : sink_(std::move(sink)), where_(std::move(where)), warnings_(warnings), period_(period), ownerPid_(getpid()) {}
 
 SeenRecorder::~SeenRecorder() {
+  // A child forked after the thread started has the thread's handle but not the thread (and
+  // maybe a copy of a mutex the thread held): no lock, no pthread call — the handle is left to
+  // leak — and no write: the counts up to the fork are the parent's, the child's own are dropped.
+  if (ownerPid_ != getpid()) {
+    if (thread_.joinable()) new std::thread(std::move(thread_));  // deliberately leaked
+    return;
+  }
   {
     std::lock_guard lock(wakeMutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  // In a child forked after the thread started, the thread does not exist (only its handle was
-  // copied): joining would wait forever, and the counts are the parent's to write.
-  if (threadPid_ != 0 && threadPid_ != getpid()) {
-    thread_.detach();
-    return;
-  }
   if (thread_.joinable()) thread_.join();
   flushQuietly();  // what the last calls counted
 }
@@ -58,7 +59,6 @@ SeenCounter* SeenRecorder::counterFor(const GpuSpec& gpu, const db::ProblemKey& 
   if (!thread_.joinable() && !noThread_) {
     try {
       thread_ = std::thread([this] { loop(); });
-      threadPid_ = getpid();
     } catch (const std::system_error& e) {  // no thread: counts are written at destruction only
       noThread_ = true;
       warnings_.once("seen-recorder-thread", fmt::format("recording untuned shapes without a background thread ({}): "
@@ -109,7 +109,7 @@ void SeenRecorder::flush() {
 void SeenRecorder::flushQuietly() noexcept {
   try {
     flush();
-  } catch (...) {  // out of memory while gathering: the counts wait for the next flush
+  } catch (...) {  // out of memory while gathering: those counts are lost, never the program
   }
 }
 

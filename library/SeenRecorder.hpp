@@ -77,6 +77,7 @@ class SeenRecorder {
   std::string where_;
   Warnings& warnings_;
   const std::chrono::milliseconds period_;
+  const pid_t ownerPid_;  // the process that made it: a forked child has the thread's handle, not the thread
 
   std::mutex entriesMutex_;    // counterFor() against flush(); never taken by a counted call
   std::deque<Entry> entries_;  // never erased: launches keep pointers to their counters
@@ -87,7 +88,6 @@ class SeenRecorder {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread thread_;  // started with the first counter
-  pid_t threadPid_ = 0;  // the process that started it (a forked child has the handle, not the thread)
   bool noThread_ = false;  // the thread could not be started: flushed at destruction only
 };
 

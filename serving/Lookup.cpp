@@ -122,9 +122,10 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     config.guarded = true;
   }
   if (auto problem = launchProblem(config, row, gpu, asked)) {
-    // At its own size that is a damaged row; offered to another size (its split-K too deep for
-    // a larger C, say) it is simply no candidate there — not worth a warning per row.
-    if (exact)
+    // At its own size that is a damaged row (threads, registers, shared memory the GPU cannot
+    // give); offered to another size and runnable at its own (a split-K too deep for a larger C,
+    // say) it is simply no candidate there — not worth a warning per row.
+    if (exact || launchProblem(config, row, gpu, row.key.problem))
       skip(row, *problem);
     else
       logger()->debug("stored result {} ({}) cannot run {}x{}x{}: {}", row.id, row.instance(), asked.m, asked.n,
@@ -140,7 +141,8 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
 
 bool Lookup::cublasUsable(const StoredResult& row, const GpuSpec& gpu, const ProblemKey& asked, bool exact) {
   // Not an error to see one: a policy or a nearer size simply does not take cuBLAS's rows. It is
-  // never carried to another size (no model of cuBLAS's kernels) nor to another layout or batch.
+  // exact only: elsewhere its rows only predict cuBLAS's time (LookupNearest.cpp), and another
+  // layout or batch is another cuBLAS kernel.
   if (!policy_.cublas || !exact || row.key.problem != asked) return false;
   if (!isCublasRow(row)) {
     skip(row, fmt::format("a cuBLAS row must be named {}_{}", kCublasFamily, row.key.problem.layout));

@@ -3,8 +3,10 @@
 // configuration, it is not stale, it fits the GPU's limits, it claims no speed above the GPU's
 // peak: SpeedBound.hpp) before it is returned; a row that fails is skipped and logged once.
 // Answers are memoised per Lookup object. cuBLAS's rows (family "cublas", no configuration) are
-// valid where the policy allows cuBLAS, current and of a plausible speed; they answer only at
-// their own size, layout, batch and β class (`exact`), never a nearest size or another layout.
+// valid where the policy allows cuBLAS, current and of a plausible speed; a row answers only at
+// its own size, layout, batch and β class (`exact`); elsewhere the rows of this layout and batch
+// predict cuBLAS's time, and cuBLAS answers a nearest size where ours is not predicted faster by
+// the policy's margin (below).
 //
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
 // otherwise `nearest_size`, chosen by the family model (model/FamilyModel.hpp): the measured sizes
@@ -123,7 +125,8 @@ class Lookup {
   struct NearestPick {
     std::optional<Candidate> candidate;
     ProblemKey at;          // where its row was measured
-    double predictedMs = 0;
+    double predictedMs = 0;  // the family model's time here
+    double scoreMs = 0;      // predictedMs, doubled for a guarded form never measured: what ranks, what faces cuBLAS
     int shapes = 0;         // sizes that offered rows
     int offered = 0;        // rows they offered
     int programs = 0;       // distinct programs among them

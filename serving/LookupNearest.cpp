@@ -98,12 +98,13 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     for (const Config& v : variants) {
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const double formPenalty = unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0;
-      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio * formPenalty;
+      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
-      if (!pick.candidate || ms < pick.predictedMs) {
+      if (!pick.candidate || ms * formPenalty < pick.scoreMs) {
         pick.candidate = Candidate{v, anchor->candidate.row};
         pick.at = anchor->at;
         pick.predictedMs = ms;
+        pick.scoreMs = ms * formPenalty;
       }
     }
   }
@@ -124,22 +125,23 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   out.predictedMs = pick.predictedMs;
   const std::string ours =
       fmt::format("fastest predicted here ({} at {:.4g} ms by the family model, from {:.4g} ms at {}x{}x{}; best of {} "
-                  "programs in {} rows of {} tuned sizes)",
+                  "programs in {} rows of {} tuned sizes{})",
                   out.instance, out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.programs,
-                  pick.offered, pick.shapes);
+                  pick.offered, pick.shapes,
+                  pick.scoreMs > pick.predictedMs ? "; counted double: a guarded form never measured" : "");
   if (!policy_.cublas || !family.empty()) {
     out.reason = ours;
     return out;
   }
   const MachineRates rates = machineRatesOf(reads.gpu);
-  const auto cublas = predictCublas(asked, cublasObservations(store_, reads.gpuId, reads.gpu, asked, rates), rates);
+  const auto cublas = predictCublas(asked, cublasObservations(store_, reads.gpuId, asked, rates), rates);
   if (!cublas) {
     out.reason = ours + "; cuBLAS not measured in this layout and batch";
     return out;
   }
   const std::string theirs = fmt::format("cuBLAS predicted {:.4g} ms (from its time at {}x{}x{} by the roofline)",
                                          cublas->ms, cublas->anchor.m, cublas->anchor.n, cublas->anchor.k);
-  if (out.predictedMs * policy_.cublasMargin <= cublas->ms) {
+  if (pick.scoreMs * policy_.cublasMargin <= cublas->ms) {
     out.reason = fmt::format("{}; {}: ours is faster by the {:.2f} margin", ours, theirs, policy_.cublasMargin);
     return out;
   }

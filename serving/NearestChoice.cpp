@@ -113,8 +113,8 @@ std::optional<CublasPrediction> predictCublas(const db::ProblemKey& asked, std::
   return p;
 }
 
-std::vector<Observation> cublasObservations(const db::ResultStore& store, std::int64_t gpuId, const GpuSpec& gpu,
-                                            const db::ProblemKey& like, const MachineRates& rates) {
+std::vector<Observation> cublasObservations(const db::ResultStore& store, std::int64_t gpuId, const db::ProblemKey& like,
+                                            const MachineRates& rates) {
   std::vector<Observation> out;
   auto add = [&](const db::ProblemKey& p, double ms) {
     if (ms > 0 && p.layout == like.layout && p.batch == like.batch) out.push_back({p, ms, rooflineMs(p, rates)});

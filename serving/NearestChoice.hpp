@@ -50,9 +50,9 @@ struct CublasPrediction {
 std::optional<CublasPrediction> predictCublas(const db::ProblemKey& asked, std::span<const Observation> measured,
                                               const MachineRates& rates);
 
-// cuBLAS's measured times of this GPU, layout and batch, from the baselines table and from
-// "cublas" rows (status ok), as observations.
-std::vector<Observation> cublasObservations(const db::ResultStore& store, std::int64_t gpuId, const GpuSpec& gpu,
-                                            const db::ProblemKey& like, const MachineRates& rates);
+// cuBLAS's measured times of this GPU, layout and batch, from its "cublas" rows (status ok; the
+// baselines table exists whatever --families said), as observations.
+std::vector<Observation> cublasObservations(const db::ResultStore& store, std::int64_t gpuId, const db::ProblemKey& like,
+                                            const MachineRates& rates);
 
 }  // namespace gemmtune::serving

@@ -89,9 +89,10 @@ TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
                           "blocktile1d"});
   auto nj = nlohmann::json::parse(nearJson.out);
   EXPECT_GT(nj["predicted_ms"].get<double>(), 0) << nearJson.out;
-  // K 4000 < 4096, same waves, but a guarded form never measured counts double.
-  EXPECT_LT(nj["predicted_ms"].get<double>(), 2 * nj["median_ms"].get<double>()) << nearJson.out;
-  EXPECT_GT(nj["predicted_ms"].get<double>(), nj["median_ms"].get<double>()) << nearJson.out;
+  // K 4000 < 4096, same waves (the guarded form, never measured, is counted double only where
+  // it is ranked and weighed against cuBLAS; the reason says so).
+  EXPECT_LT(nj["predicted_ms"].get<double>(), nj["median_ms"].get<double>()) << nearJson.out;
+  EXPECT_NE(nearJson.out.find("counted double: a guarded form never measured"), std::string::npos) << nearJson.out;
 
   auto family = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--family", "smem", "--json"});
   EXPECT_EQ(nlohmann::json::parse(family.out)["instance"], "smem_bs32");

@@ -152,7 +152,7 @@ TEST_F(ModelLookup, AnotherSplitKOfTheRowKeepsItsBinary) {
   EXPECT_EQ(r.loweredNames, splitLoweredNames(test::okResult(r.measuredInstance, 1, 1, 1, 1).loweredName));
 }
 
-TEST_F(ModelLookup, CublasIsAnsweredWhereItsBaselinesPredictItFasterBeyondTheMargin) {
+TEST_F(ModelLookup, CublasIsAnsweredWhereItsRowsPredictItFasterBeyondTheMargin) {
   addSquareAndSkinnyRows();
   addCublas(1024, 1024, 1024, 0.050);  // twice as fast as warptile's row
   Lookup lookup(store, present());

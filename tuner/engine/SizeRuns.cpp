@@ -135,7 +135,10 @@ void SizeRuns::recordCublasRow(SizeRun& run) {
                                          chosen->worker->info().cublasVersion);
   // A warm rerun re-times nothing: its baseline (a long warm-up, alone) must not replace the row
   // measured in interleaved rounds beside the kernels it competes with.
-  if (!run.out.cublasRetimed && rows_.storedRow(row.key)) return;
+  // A stored failure (a transient cuBLAS error) is replaced.
+  if (const db::StoredResult* stored = rows_.storedRow(row.key);
+      !run.out.cublasRetimed && stored && stored->status == kStatusOk)
+    return;
   rows_.record(row, chosen->runId);
 }
 
