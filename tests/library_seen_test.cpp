@@ -4,6 +4,9 @@
 // missing, never when nothing was counted; an older schema, a damaged or read-only file: one
 // warning, no exception); the switch (option and environment) and the time estimate.
 // Run: ctest -R LibrarySeen
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -141,6 +144,31 @@ TEST(LibrarySeen, TheThreadFlushesEveryPeriodAndAtDestruction) {
   auto got = fake.take();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].records[0].calls, 2);
+}
+
+// A child forked while the recorder's thread runs holds the thread's handle, not the thread: its
+// destructor must neither wait for it (joining hung the child: found in review) nor write the
+// parent's counts (the parent writes them).
+TEST(LibrarySeen, AForkedChildNeitherWaitsForTheThreadNorWritesTheParentsCounts) {
+  Warnings warnings;
+  FakeSink fake;
+  auto recorder = std::make_unique<SeenRecorder>(fake.sink(), "the test sink", warnings, 1h);
+  recorder->counterFor(test::h100(), problem(64, 64, 64), 1.0)->count();  // starts the thread
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    alarm(10);  // a hang ends the child with SIGALRM
+    recorder.reset();
+    _exit(fake.take().empty() ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child hung in the destructor (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child wrote the parent's counts";
+  recorder.reset();
+  const auto got = fake.take();
+  ASSERT_EQ(got.size(), 1u);  // the parent's count, written by the parent
+  EXPECT_EQ(got[0].records[0].calls, 1);
 }
 
 TEST(LibrarySeen, AFailingSinkIsWarnedAboutOnceAndItsCountsDropped) {
