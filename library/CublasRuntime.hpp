@@ -1,7 +1,7 @@
-// CublasRuntime: cuBLAS's SGEMM for the library, loaded at run time (dlopen libcublas.so.13, then
-// .so.12) so that neither the library nor its users link cuBLAS. A plan answered by a cuBLAS row
-// (the tuner measured cuBLAS fastest there) runs through it; where it cannot be loaded the library
-// runs gemmtune's best kernel instead.
+// CublasRuntime: the library's cuBLAS handles (device/CublasLibrary loads cuBLAS at run time and
+// maps row-major problems onto it). A plan answered by a cuBLAS row (the tuner measured cuBLAS
+// fastest there, or the model predicts it) runs through it; where cuBLAS cannot be loaded the
+// library runs gemmtune's best kernel instead.
 //
 // Handles: one per (CUDA context, stream), created lazily in that context and kept for the
 // process's life. A handle's default workspace serves the launches of one stream in order; handles
@@ -17,31 +17,27 @@
 #include <string>
 #include <utility>
 
-#include "GemmCall.hpp"
+#include "CublasLibrary.hpp"
 
 namespace gemmtune::library {
 
 class CublasRuntime {
  public:
-  // The process's cuBLAS, loaded on the first call; null when it cannot be (`why` then says why,
-  // the same text every time). Never unloaded: cuBLAS keeps process-wide state.
+  // The process's runtime, on the first call; null when cuBLAS cannot be loaded (`why` then says
+  // why, the same text every time).
   static CublasRuntime* get(std::string& why);
 
-  // Enqueues the row-major `call` (asRowMajor; valid) on `stream` of the current context, whose
-  // cuCtxGetId is `context`: one cuBLAS call for every batch (strided or pointer arrays). Returns
-  // false with `error` set when cuBLAS refuses it.
-  bool sgemm(unsigned long long context, CUstream stream, const GemmCall& call, std::string& error);
-
-  struct Api;  // the resolved entry points (CublasRuntime.cpp)
+  // Enqueues the row-major SGEMM `args` describe (every batch of a call: strided or pointer
+  // arrays) as one cuBLAS call on `stream` of the current context, whose cuCtxGetId is `context`.
+  // Returns false with `error` set when cuBLAS refuses it.
+  bool sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args, std::string& error);
 
  private:
-  CublasRuntime(void* lib, std::string name, Api* api) : lib_(lib), name_(std::move(name)), api_(api) {}
+  explicit CublasRuntime(const CublasLibrary& lib) : lib_(lib) {}
   // The handle of (context, stream), made on first use; null with `error` set when cuBLAS cannot make one.
   void* handleFor(unsigned long long context, CUstream stream, std::string& error);
 
-  void* lib_;
-  std::string name_;  // "libcublas.so.13"
-  Api* api_;
+  const CublasLibrary& lib_;
   std::mutex mutex_;
   std::map<std::pair<unsigned long long, CUstream>, void*> handles_;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -171,7 +172,11 @@ Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const 
     error = why;
     return Status::launch_failed;
   }
-  return blas->sgemm(context, stream, call, error) ? Status::ok : Status::launch_failed;
+  if (call.batch > INT_MAX) {
+    error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
+    return Status::launch_failed;
+  }
+  return blas->sgemm(context, stream, argsOf(call, 0, call.batch), error) ? Status::ok : Status::launch_failed;
 }
 
 const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {

@@ -1,6 +1,6 @@
-// Cublas: cuBLAS SGEMM, loaded at run time (dlopen libcublas.so.13, then .so.12) so nothing
-// links it; used by the worker as the verification reference (pedantic FP32) and as the
-// baseline and candidate (default math: plain FP32, no TF32; verified like any candidate).
+// Cublas: the worker's cuBLAS handle on its stream (device/CublasLibrary loads cuBLAS and maps
+// row-major problems onto it): the verification reference (pedantic FP32) and the baseline and
+// candidate (default math: plain FP32, no TF32; verified like any candidate).
 #pragma once
 
 #include <cuda.h>
@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "CublasLibrary.hpp"
 #include "LaunchArgs.hpp"
 
 namespace gemmtune {
@@ -39,11 +40,10 @@ class Cublas {
   // (cublasSgemmBatched), enqueued on the stream.
   void gemm(Math math, const SgemmArgs& args) const;
 
-  struct Api;  // the resolved entry points (defined in Cublas.cpp)
 
  private:
-  Api* api_ = nullptr;
-  void* lib_ = nullptr;
+  void setMath(Math math) const;
+  const CublasLibrary* lib_ = nullptr;
   void* handle_ = nullptr;
   int version_ = 0;
   std::string library_;
