@@ -28,6 +28,14 @@ int noResults(const std::string& location, const std::string& what) {
   return kExitFailure;
 }
 
+// The command that tunes exactly `shape`: its sizes, layout and batch.
+std::string tuneCommandFor(const GemmShape& shape) {
+  std::string out = fmt::format("gemmtune tune --mnk {}x{}x{}", shape.M, shape.N, shape.K);
+  if (shape.layout != Layout{}) out += " --layouts " + shape.layout.text();
+  if (shape.batch != 1) out += fmt::format(" --batch {}", shape.batch);
+  return out;
+}
+
 int run(const QueryArgs& a, const CliContext& ctx) {
   if (a.size.empty() == a.mnk.empty()) throw UsageError("give the problem with --size N or --mnk MxNxK");
   db::ProblemKey problem = serving::parseProblemSize(a.size.empty() ? a.mnk : a.size);
@@ -52,8 +60,8 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   policy.cublas = !a.kernelsOnly;
   serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()), policy);
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
-  std::string sizeText = fmt::format("{}x{}x{}{}", problem.m, problem.n, problem.k,
-                                     problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "");
+  const GemmShape shape = db::shapeOf(problem);
+  const std::string sizeText = shape.str();
   std::optional<double> percent;
   if (best.cublasGflops && *best.cublasGflops > 0) percent = 100.0 * best.gflops / *best.cublasGflops;
   const bool found = best.config || best.cublas;
@@ -83,15 +91,17 @@ int run(const QueryArgs& a, const CliContext& ctx) {
     fmt::print("{}\n", j.dump(2));
   }
   if (!found) {
-    fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `gemmtune tune --sizes {}` first\n",
-               gpu.spec.name, sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(), sizeText);
+    fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `{}` first\n", gpu.spec.name,
+               sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(), tuneCommandFor(shape));
     return kExitFailure;
   }
   if (a.json) return kExitOk;
 
   auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<14}{}\n", k, v); };
   row("gpu", fmt::format("{} ({})", gpu.spec.name, gpu.spec.arch()));
-  row("problem", fmt::format("{} ({}, beta {})", sizeText, problem.layout, problem.betaClass));
+  row("problem", fmt::format("{}x{}x{}{} ({}, beta {})", problem.m, problem.n, problem.k,
+                             problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "", problem.layout,
+                             problem.betaClass));
   row("best", best.cublas ? best.instance + " (cuBLAS)" : best.instance);
   if (best.quality == serving::MatchQuality::exact)
     row("match", "exact");

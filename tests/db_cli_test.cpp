@@ -63,6 +63,18 @@ TEST_F(dbCli, QueryWithoutADatabaseSaysToTuneFirst) {
   EXPECT_NE(env.err.find(db), std::string::npos) << env.err;
 }
 
+// The hint for a problem nothing answers is a command that tunes exactly that problem (it named
+// `--sizes 512x512x512 batch 64`, which tune refuses, and dropped the layout).
+TEST_F(dbCli, QueryWithNothingToAnswerNamesTheTuneCommandForThatProblem) {
+  populate();
+  auto r = runCli({"query", "--db", db, "--gpu", "H100", "--mnk", "512x256x128", "--layout", "tn", "--batch", "64",
+                   "--family", "warptile"});
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.err.find("at 512x256x128 tn batch 64 in family warptile"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run `gemmtune tune --mnk 512x256x128 --layouts tn --batch 64` first"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {
   populate();
   auto r = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--json"});
