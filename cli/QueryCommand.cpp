@@ -44,7 +44,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   problem.layout = a.layout;
   problem.batch = a.batch;
   // "cublas" asks for cuBLAS's row; any other name must be a kernel family (else a usage error).
-  if (!a.family.empty() && a.family != serving::kCublasFamily) FamilyRegistry::builtin().get(a.family);
+  if (!a.family.empty() && a.family != db::kCublasFamily) FamilyRegistry::builtin().get(a.family);
 
   const std::string path = db::resolveDatabasePath(a.db).string();
   if (!db::storeMayExist(path)) return noResults(path, "no tuning results yet (no database)");

@@ -75,7 +75,7 @@ std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRo
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name == "cublas") {
+    if (name == db::kCublasFamily) {
       cublasRows = true;
     } else {
       const Family* f = &reg.get(name);  // throws UsageError listing the choices

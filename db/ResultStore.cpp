@@ -83,4 +83,10 @@ void validateResult(const ResultRecord& r) {
   if (std::string why = paramsTextProblem(r.params); !why.empty()) fail("params: " + why);
 }
 
+std::string cublasInstance(std::string_view layout) { return fmt::format("{}_{}", kCublasFamily, layout); }
+
+bool isCublasRow(const ResultRecord& row) {
+  return row.family == kCublasFamily && row.instance() == cublasInstance(row.key.problem.layout);
+}
+
 }  // namespace gemmtune::db

@@ -84,6 +84,13 @@ struct StoredGpu {
   std::string lastRunAt;  // empty when no run recorded
 };
 
+// cuBLAS as a candidate: the tuner measures it beside every size and stores it as a row of family
+// "cublas", instance "cublas_<layout>" (no parameters, no binary); serving answers with it.
+inline constexpr std::string_view kCublasFamily = "cublas";
+std::string cublasInstance(std::string_view layout);
+// A row named as above for its own layout.
+bool isCublasRow(const ResultRecord& row);
+
 struct StoredRun : RunInfo {
   std::int64_t id = 0;
   std::string gpuFingerprint;

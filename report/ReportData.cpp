@@ -136,7 +136,7 @@ ReportData loadReportData(const db::ResultStore& store, const std::filesystem::p
   };
   std::vector<Pending> pending;
   for (auto& r : store.results(filter)) {
-    if (serving::isCublasRow(r)) continue;  // cuBLAS is the report's baseline column, not a family of rows
+    if (db::isCublasRow(r)) continue;  // cuBLAS is the report's baseline column, not a family of rows
     auto [config, stale] = serving::checkStoredRow(r, present, current);
     if (!stale.empty()) {
       ++d.staleRows;

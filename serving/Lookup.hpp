@@ -64,8 +64,6 @@ struct LookupPolicy {
   double cublasMargin = 1.25;
 };
 
-// The name of cuBLAS's row (and answer) for a layout: "cublas_nn", ...
-inline constexpr std::string_view kCublasFamily = "cublas";
 
 struct LookupResult {
   MatchQuality quality = MatchQuality::none;

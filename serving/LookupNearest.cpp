@@ -148,7 +148,7 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   LookupResult c;
   c.quality = MatchQuality::nearest_size;
   c.cublas = true;
-  c.instance = fmt::format("{}_{}", kCublasFamily, asked.layout);
+  c.instance = cublasInstance(asked.layout);
   c.measuredInstance = c.instance;
   c.measuredProblem = cublas->anchor;
   c.distance = sizeDistance(asked, cublas->anchor);

@@ -124,7 +124,7 @@ std::vector<Observation> cublasObservations(const db::ResultStore& store, std::i
   // for people who tuned without it.
   db::ResultFilter filter;
   filter.gpuId = gpuId;
-  filter.family = "cublas";
+  filter.family = std::string(db::kCublasFamily);
   filter.status = "ok";
   filter.layout = like.layout;
   filter.batch = like.batch;

@@ -21,10 +21,6 @@ CurrentFingerprints currentFingerprints(const std::vector<StoredGpu>& gpus) {
   return out;
 }
 
-bool isCublasRow(const StoredResult& r) {
-  return r.family == kCublasFamily && r.instance() == std::string(kCublasFamily) + "_" + r.key.problem.layout;
-}
-
 std::optional<Config> storedConfig(const StoredResult& r) {
   try {
     return FamilyRegistry::builtin().parseName(r.instance());

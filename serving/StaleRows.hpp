@@ -29,10 +29,8 @@ CurrentFingerprints currentFingerprints(const std::vector<StoredGpu>& gpus);
 // neither gives a configuration of that name.
 std::optional<Config> storedConfig(const StoredResult& row);
 
-// A row of cuBLAS as a candidate (Lookup.hpp: family "cublas", instance "cublas_<its layout>"). It
-// has no configuration, template source or NVRTC options: it goes stale with the driver, the NVRTC
-// release and the tuner's method, as any row does.
-bool isCublasRow(const StoredResult& row);
+// A row of cuBLAS as a candidate (db::isCublasRow) has no configuration, template source or NVRTC
+// options: it goes stale with the driver, the NVRTC release and the tuner's method, as any row does.
 
 struct StoredRowCheck {
   std::optional<Config> config;           // storedConfig(row); none for a cuBLAS row

@@ -16,8 +16,6 @@ namespace gemmtune {
 
 namespace {
 
-// The family of cuBLAS's rows (serving::kCublasFamily: the tuner does not see serving).
-constexpr const char* kCublasFamily = "cublas";
 
 double tflops(const GemmShape& s, double ms) { return ms > 0 ? s.flops() / (ms * 1e-3) / 1e12 : 0; }
 
@@ -49,9 +47,9 @@ db::ResultRecord RowRecorder::cublasRow(const GemmShape& shape, const CandidateR
   rec.key.arch = context_.gpu.arch();
   rec.key.compileOptions = "CUBLAS_DEFAULT_MATH";
   rec.key.sourceHash = fmt::format("cublas {}", cublasVersion);
-  rec.key.instance = fmt::format("{}_{}", kCublasFamily, shape.layout.text());
+  rec.key.instance = db::cublasInstance(shape.layout.text());
   rec.key.problem = db::problemKeyOf(shape);
-  rec.family = kCublasFamily;
+  rec.family = db::kCublasFamily;
   rec.params = "{}";
   rec.setStatus(r.status);
   rec.errorText = r.detail;
