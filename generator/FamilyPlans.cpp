@@ -50,6 +50,8 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
   k.args = sgemmKernelArgs();
   LaunchPlan plan;
   plan.launches.push_back(std::move(k));
+  plan.tileM = g.tileM;
+  plan.tileN = g.tileN;
   return plan;
 }
 

@@ -40,6 +40,9 @@ struct LaunchPlan {
   // zeroed before its first use, and every completed run of the plan leaves it zeroed again, so
   // runs in one stream reuse it (device/Workspace); runs that may overlap need their own.
   long long workspaceBytes = 0;
+  // What a model of the launch reads (model/FamilyModel): the C tile one block computes and the
+  // K slices the grid holds (split-K). Said by the family's plan, never guessed from names.
+  int tileM = 0, tileN = 0, kSlices = 1;
 
   bool runnable() const { return refusal.empty(); }
   static LaunchPlan refused(std::string why);

@@ -17,14 +17,6 @@ MachineRates machineRatesOf(const GpuSpec& gpu) {
   return m;
 }
 
-namespace {
-
-long long paramOr(const Config& c, const char* name, long long otherwise) {
-  return c.family->paramIndex(name) >= 0 ? c[name] : otherwise;
-}
-
-}  // namespace
-
 std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu,
                                          const db::ProblemKey& problem) {
   db::ProblemKey at = problem;
@@ -44,13 +36,11 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
   KernelGeometry g;
   g.blocks = static_cast<long long>(plan.launches.front().grid.volume());
   g.residency = Residency{occ.blocksPerSm, occ.warpsPerBlock};
-  g.slices = static_cast<int>(paramOr(form, "SPLITK", 1));
+  g.slices = plan.kSlices;
   const long long batch = std::max(1LL, at.batch);
-  // Square-tile families name one side (BS); otherwise the tile is the output over the tiles.
-  const long long side = paramOr(form, "BS", 0);
-  g.tileM = paramOr(form, "BM", side);
-  g.tileN = paramOr(form, "BN", side);
-  if (g.tileM <= 0 || g.tileN <= 0) {
+  g.tileM = plan.tileM;
+  g.tileN = plan.tileN;
+  if (g.tileM <= 0 || g.tileN <= 0) {  // a family whose plan does not say: the output over the tiles
     const long long tiles = std::max(1LL, g.blocks / (g.slices * batch));
     g.tileM = std::max(1LL, (at.m + tiles - 1) / tiles);
     g.tileN = at.n;

@@ -109,6 +109,27 @@ TEST(dbLookupModelRule, ASkinnyLongKShapeWithFewTilesIsFasterSplit) {
   EXPECT_GT(split->partialBytes, 2.0 * 8 * 16 * 1024 * 4);  // the partial tiles, written and read
 }
 
+// The tile comes from the family's plan, for every family: smem's parameter is BLOCKSIZE, and a
+// model that guessed the tile from parameter names priced smem_bs16 at 4096³ as 1×4096 tiles
+// (16× the work per block; found in review), cutlass's from BM/BN, with its K slices.
+TEST(dbLookupModelRule, EveryFamilysTileComesFromItsPlan) {
+  const GpuSpec gpu = clockedGpu();
+  const StoredResult row;
+  const auto smem = geometryOf(FamilyRegistry::builtin().parseName("smem_bs16"), row, gpu, {4096, 4096, 4096});
+  ASSERT_TRUE(smem);
+  EXPECT_EQ(smem->tileM, 16);
+  EXPECT_EQ(smem->tileN, 16);
+  EXPECT_EQ(smem->blocks, 256 * 256);
+  EXPECT_EQ(smem->slices, 1);
+  const auto cutlass = geometryOf(FamilyRegistry::builtin().parseName("cutlass_bm128_bn256_bk8_wm64_wn64_st4_sw4_sk4"),
+                                  row, gpu, {4096, 4096, 4096});
+  ASSERT_TRUE(cutlass);
+  EXPECT_EQ(cutlass->tileM, 128);
+  EXPECT_EQ(cutlass->tileN, 256);
+  EXPECT_EQ(cutlass->slices, 4);
+  EXPECT_EQ(cutlass->blocks, 32 * 16 * 4);
+}
+
 TEST(dbLookupModelRule, CalibrationScalesWithTheMeasuredRows) {
   const ProblemKey asked{512, 512, 512}, anchor{1024, 1024, 1024}, near{512, 512, 256};
   const std::vector<Observation> own{{anchor, 2.0, 1.0}};

@@ -53,6 +53,9 @@ LaunchPlan cutlassPlan(const Config& c, const GemmProblem& p) {
   k.args.push_back(KernelArg::Workspace);
   LaunchPlan plan;
   plan.launches.push_back(std::move(k));
+  plan.tileM = c["BM"];
+  plan.tileN = c["BN"];
+  plan.kSlices = static_cast<int>(slices);
   // Serial split-K: one lock per C tile of each batch, batch b's at b·tiles_m·tiles_n, each
   // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the
   // last slice resets them), so a zeroed workspace stays usable; it must not be shared by

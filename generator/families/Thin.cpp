@@ -43,6 +43,7 @@ LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
                                            p.text(), p.batch, slices, layers, kMaxGridZ));
   k.grid.z = static_cast<unsigned>(layers);
   k.args.push_back(KernelArg::Workspace);
+  plan.kSlices = slices;
   if (slices > 1) {
     // Each batch has its own counters and partial sums, one region after another.
     const long long tiles = static_cast<long long>(k.grid.x) * k.grid.y;
