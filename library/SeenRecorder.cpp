@@ -12,6 +12,7 @@
 
 #include "CacheKey.hpp"
 #include "DbPath.hpp"
+#include "NearestChoice.hpp"
 #include "Planner.hpp"
 #include "SpeedBound.hpp"
 
@@ -159,16 +160,10 @@ double estimatedCallMs(double predictedMs, double measuredGflops, const GpuSpec&
   if (predictedMs > 0) return predictedMs;
   const double flops = asked.flops();
   if (measuredGflops > 0) return flops / (measuredGflops * 1e6);
-  // FLOP/s at the FP32 peak and bytes/s of the memory bus (double data rate), when the spec has them.
-  double seconds = 0;
-  if (auto peak = serving::peakRate(gpu, serving::PrecisionClass::strict); peak && peak->gflops > 0)
-    seconds = flops / (peak->gflops * 1e9);
-  const double bytesPerSecond = 2.0 * gpu.memClockKhz * 1e3 * gpu.memBusWidthBits / 8.0;
-  const double bytes = 4.0 * double(asked.batch) *
-                       (double(asked.M) * asked.K + double(asked.K) * asked.N + double(asked.M) * asked.N);
-  if (bytesPerSecond > 0) seconds = std::max(seconds, bytes / bytesPerSecond);
-  if (seconds <= 0) seconds = flops / 1e12;  // a spec without either: a nominal 1 TFLOP/s
-  return seconds * 1e3;
+  // The family model's roofline: FLOPs at the FP32 peak against the operands' bytes at the memory
+  // bandwidth, plus a launch; a spec without either rate: a nominal 1 TFLOP/s.
+  const double ms = rooflineMs(db::problemKeyOf(asked), serving::machineRatesOf(gpu));
+  return serving::machineRatesOf(gpu).peakGflops > 0 ? ms : flops / 1e9;
 }
 
 }  // namespace gemmtune::library

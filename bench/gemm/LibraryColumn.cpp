@@ -16,6 +16,7 @@ struct LibraryColumn::Impl {
     Library::Options o;
     o.stores = {db.string()};
     o.cublas = cublas;
+    o.recordSeen = cublas;  // one column records the workload's shapes: two would double their time
     return o;
   }
   Library lib;
