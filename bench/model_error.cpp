@@ -76,7 +76,7 @@ std::map<std::string, Errors> familyErrors(const ResultStore& store, const Store
       continue;  // a family this build does not have
     }
     const double raw = rawMsOf(config, row, gpu.spec, row.key.problem);
-    if (raw > 0) rows.push_back({config, programOf(config), {row.key.problem, *row.medianMs, raw}});
+    if (raw > 0) rows.push_back({config, config.programKey(), {row.key.problem, *row.medianMs, raw}});
   }
   std::map<std::string, std::vector<const Measured*>> byProgram, byFamily;
   for (const Measured& m : rows) {

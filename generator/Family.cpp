@@ -39,6 +39,32 @@ std::vector<int> Config::templateArguments() const {
   return out;
 }
 
+std::string Config::programKey() const {
+  std::string out = family->name;
+  for (int v : templateArguments()) out += fmt::format("_{}", v);
+  return out;
+}
+
+bool Config::sameProgram(const Config& o) const {
+  return family == o.family && guarded == o.guarded && layout == o.layout && templateArguments() == o.templateArguments();
+}
+
+std::vector<Config> Config::launchVariants() const {
+  std::vector<Config> out{*this};
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!family->params[i].launchOnly) continue;
+    std::vector<Config> next;
+    for (const Config& c : out)
+      for (int v : family->params[i].domain) {
+        Config variant = c;
+        variant.values[i] = v;
+        next.push_back(std::move(variant));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
 std::string Config::nameExpression() const {
   std::string out = family->kernelName + "<";
   for (int v : templateArguments()) out += fmt::format("{},", v);

@@ -103,6 +103,14 @@ struct Config {
   std::vector<std::pair<std::string, int>> namedValues() const;
   // The values the template is instantiated with: every parameter's but the launch-only ones.
   std::vector<int> templateArguments() const;
+  // What configurations share a compiled program's tiles: family and templateArguments() (form
+  // and layout left out: they move no tile), e.g. for calibrating one program from its rows.
+  std::string programKey() const;
+  // One compiled program (programKey, form and layout): a row's stored binary runs both.
+  bool sameProgram(const Config& other) const;
+  // This configuration at every combination of its launch-only parameters' domains (itself when
+  // it has none), in domain order: one program, launched differently (e.g. SPLITK).
+  std::vector<Config> launchVariants() const;
   // "sgemm_tiled_2d<64,64,8,true,false,false>": templateArguments(), then the form, then
   // TRANS_A and TRANS_B.
   std::string nameExpression() const;

@@ -65,7 +65,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       if (!(raw > 0) || !(ms > 0)) continue;
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
-      byProgram[programOf(c.config)].push_back(offered.back().observation);
+      byProgram[c.config.programKey()].push_back(offered.back().observation);
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -76,7 +76,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   // One candidate per program: its row nearest the asked size, at each of its launch variants.
   std::map<std::string, const Offered*> anchors;
   for (const Offered& o : offered) {
-    const Offered*& a = anchors[programOf(o.candidate.config)];
+    const Offered*& a = anchors[o.candidate.config.programKey()];
     if (!a || sizeDistance(asked, o.at) < sizeDistance(asked, a->at)) a = &o;
   }
   double nearestAnchor = std::numeric_limits<double>::infinity();
@@ -87,8 +87,8 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
     std::vector<Config> variants{measured};  // the measured value first: it wins ties
-    for (Config v : launchVariants(measured)) {
-      if (v == measured) continue;
+    for (Config v : measured.launchVariants()) {
+      if (v == measured || v.violated()) continue;
       if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) {
         v.guarded = true;  // an unguarded split that cannot run here may run guarded
         if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) continue;
@@ -117,7 +117,7 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   // Only a launch-only parameter differs from the row's (another SPLITK): its binary still runs.
   if (out.cubin.empty() && out.instance != out.measuredInstance) {
     const Config rowConfig = FamilyRegistry::builtin().parseName(pick.candidate->row->instance());
-    if (sameProgram(rowConfig, pick.candidate->config)) {
+    if (rowConfig.sameProgram(pick.candidate->config)) {
       out.cubin = store_.cubinOf(pick.candidate->row->id);
       out.loweredNames = splitLoweredNames(pick.candidate->row->loweredName);
     }

@@ -60,33 +60,6 @@ double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec&
   return g ? rawMs(problem, *g, machineRatesOf(gpu)) : 0;
 }
 
-std::string programOf(const Config& config) {
-  std::string out = config.family->name;
-  for (int v : config.templateArguments()) out += fmt::format("_{}", v);
-  return out;
-}
-
-std::vector<Config> launchVariants(const Config& config) {
-  std::vector<Config> out{config};
-  const auto& params = config.family->params;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (!params[i].launchOnly) continue;
-    std::vector<Config> next;
-    for (const Config& c : out)
-      for (int v : params[i].domain) {
-        Config variant = c;
-        variant.values[i] = v;
-        if (!variant.violated()) next.push_back(std::move(variant));
-      }
-    out = std::move(next);
-  }
-  return out;
-}
-
-bool sameProgram(const Config& a, const Config& b) {
-  return a.family == b.family && a.guarded == b.guarded && a.layout == b.layout &&
-         a.templateArguments() == b.templateArguments();
-}
 
 std::optional<CublasPrediction> predictCublas(const db::ProblemKey& asked, std::span<const Observation> measured,
                                               const MachineRates& rates) {

@@ -29,16 +29,6 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
 // The model's uncalibrated time of `config` (from `row`) at `problem`; 0 when it cannot run there.
 double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu, const db::ProblemKey& problem);
 
-// What configurations share one compiled program: the family and its template arguments (every
-// parameter but the launch-only ones). The form and layout are left out: they move no tile.
-std::string programOf(const Config& config);
-
-// `config` at every value of its launch-only parameters' domains (itself when it has none).
-std::vector<Config> launchVariants(const Config& config);
-
-// True when `a` and `b` are one compiled program (same template arguments, form and layout): a
-// row's stored binary runs both.
-bool sameProgram(const Config& a, const Config& b);
 
 // cuBLAS's predicted time at `asked` from its measured problems (`measured`: rawMs = rooflineMs).
 struct CublasPrediction {

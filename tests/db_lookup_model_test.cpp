@@ -98,11 +98,15 @@ TEST(dbLookupModelRule, ASkinnyLongKShapeWithFewTilesIsFasterSplit) {
   const StoredResult row;
   const ProblemKey skinny{16, 1024, 8192};
   std::vector<double> byVariant;
-  for (const Config& v : launchVariants(thin)) byVariant.push_back(rawMsOf(v, row, gpu, skinny));
+  for (const Config& v : thin.launchVariants()) byVariant.push_back(rawMsOf(v, row, gpu, skinny));
   ASSERT_EQ(byVariant.size(), 5u);  // SPLITK 1, 2, 4, 8, 16: one program
   EXPECT_GT(byVariant[0], 2 * *std::min_element(byVariant.begin() + 1, byVariant.end()));
-  for (const Config& v : launchVariants(thin)) EXPECT_EQ(programOf(v), programOf(thin));
-  EXPECT_TRUE(sameProgram(launchVariants(thin)[0], thin));
+  for (const Config& v : thin.launchVariants()) EXPECT_EQ(v.programKey(), thin.programKey());
+  EXPECT_TRUE(thin.launchVariants()[0].sameProgram(thin));
+  Config guarded = thin;
+  guarded.guarded = true;
+  EXPECT_EQ(guarded.programKey(), thin.programKey());  // the same tiles
+  EXPECT_FALSE(guarded.sameProgram(thin));             // another binary
   const auto split = geometryOf(thin, row, gpu, skinny);
   ASSERT_TRUE(split);
   EXPECT_EQ(split->blocks, 16 * 8);

@@ -40,31 +40,15 @@ std::vector<Layout> layoutsOf(const std::vector<GemmShape>& order) {
   return out;
 }
 
-// What a configuration compiles to: its name with the launch-only values set aside.
-std::string programOf(Config config) {
-  for (size_t p = 0; p < config.family->params.size(); ++p)
-    if (config.family->params[p].launchOnly) config.values[p] = 0;
-  return config.name();
-}
+// What a configuration compiles to: its program and form (a basis shape runs one form).
+std::string programOf(const Config& config) { return config.programKey() + (config.guarded ? "_guarded" : ""); }
 
 }  // namespace
 
 std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount) {
-  std::vector<Config> out{config};
+  std::vector<Config> out = config.launchVariants();
   const std::vector<ParamSpec>& params = config.family->params;
-  Config single = config;  // every launch-only parameter at its least value: one slice
-  for (size_t p = 0; p < params.size(); ++p) {
-    if (!params[p].launchOnly) continue;
-    single.values[p] = params[p].domain.front();
-    std::vector<Config> next;
-    for (const Config& c : out)
-      for (int v : params[p].domain) {
-        Config x = c;
-        x.values[p] = v;
-        if (std::find(next.begin(), next.end(), x) == next.end()) next.push_back(std::move(x));
-      }
-    out = std::move(next);
-  }
+  Config single = out.front();  // every launch-only parameter at its least value: one slice
   if (out.size() < 2 || config.violated()) return out;
   const LaunchPlan plan = planLaunch(single, GemmProblem::packed(shape));
   if (!plan.runnable() || plan.launches.empty()) return out;
