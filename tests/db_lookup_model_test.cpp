@@ -225,6 +225,19 @@ TEST_F(ModelLookup, AnUnmeasuredGuardedFormCountsDouble) {
   EXPECT_TRUE(Lookup(store, present(), LookupPolicy{false, 1.0}).best(gpu, {1000, 1000, 1000}).config->guarded);
 }
 
+// A row's calibration says little far from where it was measured: on an H100 a warppipe tile
+// anchored at 4096x4096x32 (small K, where it beat cuBLAS 1.5x) was picked for 1619x1367x1092 and
+// ran at 0.55x. Only programs anchored within kAnchorSlack of the nearest anchor compete.
+TEST_F(ModelLookup, AProgramMeasuredOnlyFarAwayDoesNotCompeteWithOneMeasuredNear) {
+  const std::string nearProgram = "warptile_bm128_bn64_bk16_wm32_wn32_wni2_tm4_tn4_t256";
+  addMs(kWarptile, 4096, 4096, 32, 0.020);      // 54 TFLOP/s at small K: calibrated very fast
+  addMs(nearProgram, 1024, 1024, 1024, 0.110);  // 20 TFLOP/s beside the asked shape
+  const auto r = Lookup(store, present(), LookupPolicy{false, 1.25}).best(gpu, {1024, 1024, 1088});
+  ASSERT_TRUE(r.config) << r.reason;
+  EXPECT_EQ(r.instance, nearProgram) << r.reason;
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{1024, 1024, 1024}));
+}
+
 TEST_F(ModelLookup, OursWithinTheMarginOfCublasIsNotEnough) {
   addMs(kWarptile, 1024, 1024, 1024, 0.110);
   addCublas(1024, 1024, 1024, 0.105);  // ours 5 % slower there: cuBLAS
