@@ -113,3 +113,31 @@ TEST_F(EngineCublas, ACublasThatFailsVerificationIsAWrongResultRow) {
   }
   EXPECT_TRUE(baselines().empty()) << "a wrong cuBLAS is no baseline";
 }
+
+// A warm rerun re-times nothing: its cuBLAS baseline (a long warm-up, alone) must not replace the
+// row measured in interleaved rounds beside the kernels. With noise, the two differ.
+TEST_F(EngineCublas, AWarmRerunKeepsTheReTimedCublasRow) {
+  std::ofstream(dir_.path() / "noise") << "0.2\n";
+  tune(true);
+  const auto cold = cublasRows();
+  tune(true);
+  const auto warm = cublasRows();
+  ASSERT_EQ(cold.size(), 2u);
+  ASSERT_EQ(warm.size(), 2u);
+  for (const auto& [m, r] : cold) {
+    ASSERT_TRUE(r.medianMs && warm.at(m).medianMs);
+    EXPECT_DOUBLE_EQ(*warm.at(m).medianMs, *r.medianMs) << m;
+  }
+}
+
+// A stored failure (a transient cuBLAS error) is no measurement to keep: the next run replaces it.
+TEST_F(EngineCublas, AStoredFailedCublasRowIsReplaced) {
+  std::ofstream(dir_.path() / "cublas-wrong") << "1\n";
+  tune(true);
+  fs::remove(dir_.path() / "cublas-wrong");
+  tune(true);
+  for (const auto& [m, r] : cublasRows()) {
+    EXPECT_EQ(r.status, "ok") << m;
+    EXPECT_TRUE(r.medianMs) << m;
+  }
+}
