@@ -11,7 +11,6 @@ namespace gemmtune {
 namespace {
 
 constexpr long long kMaxElements = std::numeric_limits<int>::max();  // 32-bit offsets in the templates
-constexpr long long kMaxGridZ = 65535;  // every GPU gemmtune runs on
 
 }  // namespace
 
@@ -41,7 +40,7 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
     }
   }
   // One grid layer per batch (the templates read blockIdx.z as the batch).
-  if (p.batch > kMaxGridZ) return LaunchPlan::refused(fmt::format("{}: more than {} batches in one launch", p.text(), kMaxGridZ));
+  if (p.batch > kMaxGridYZ) return LaunchPlan::refused(fmt::format("{}: more than {} batches in one launch", p.text(), kMaxGridYZ));
   const long long gx = (p.n + g.tileN - 1) / g.tileN, gy = (p.m + g.tileM - 1) / g.tileM;
   KernelLaunch k;
   k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(p.batch)};

@@ -39,8 +39,8 @@ class Dispatcher {
   // A row-major call (asRowMajor), already validated. `error` is set for every status but ok.
   Status sgemm(CUstream stream, const GemmCall& call, std::string& error) noexcept;
 
-  // Batches per launch at most: with a kernel's K slices (64 at most) they share grid z (65535).
-  static constexpr long long kBatchesPerLaunch = 65535 / 64;
+  // Batches per launch at most: with a kernel's K slices (64 at most) they share grid z.
+  static constexpr long long kBatchesPerLaunch = kMaxGridYZ / 64;
 
  private:
   // Everything a launch plan depends on: sizes, layout, leading dimensions, batch count and form,

@@ -33,6 +33,10 @@ struct KernelLaunch {
   std::vector<KernelArg> args;
 };
 
+// Grid y and z hold at most this many blocks on every GPU gemmtune runs on (x: 2^31 - 1). Plans
+// refuse what exceeds it; device/LaunchLimits checks the GPU's own limits too.
+inline constexpr long long kMaxGridYZ = 65535;
+
 struct LaunchPlan {
   std::string refusal;  // empty: runnable
   std::vector<KernelLaunch> launches;

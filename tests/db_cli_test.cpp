@@ -10,6 +10,7 @@
 #include "Database.hpp"
 #include "SqliteStore.hpp"
 #include "Schema.hpp"
+#include "cublas_test_support.hpp"
 #include "db_test_support.hpp"
 
 using namespace gemmtune;
@@ -73,6 +74,18 @@ TEST_F(dbCli, QueryWithNothingToAnswerNamesTheTuneCommandForThatProblem) {
   EXPECT_NE(r.err.find("at 512x256x128 tn batch 64 in family warptile"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("run `gemmtune tune --mnk 512x256x128 --layouts tn --batch 64` first"), std::string::npos)
       << r.err;
+}
+
+// cuBLAS measured fastest answers; --kernels-only answers as a library without cuBLAS would.
+TEST_F(dbCli, QueryKernelsOnlyLeavesCublasOut) {
+  populate();
+  record(test::testGpu(), {test::cublasResult("nn", 4096, 4096, 4096, 50000)});
+  auto withCublas = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--json"});
+  ASSERT_EQ(withCublas.exitCode, 0) << withCublas.err;
+  EXPECT_EQ(nlohmann::json::parse(withCublas.out)["instance"], "cublas_nn");
+  auto kernels = runCli({"query", "--db", db, "--gpu", "H100", "--size", "4096", "--json", "--kernels-only"});
+  ASSERT_EQ(kernels.exitCode, 0) << kernels.err;
+  EXPECT_EQ(nlohmann::json::parse(kernels.out)["instance"], "blocktile1d_bm64_bn64_bk8_tm8");
 }
 
 TEST_F(dbCli, QueryShowsBestMatchAndPercentOfCublas) {

@@ -17,6 +17,7 @@
 #include "Compiler.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
+#include "GpuProfiles.hpp"
 #include "ResultStore.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
@@ -209,8 +210,9 @@ TEST_F(EngineBasis, ASecondRunResumesTheBasisOnNoGpu) {
   EXPECT_EQ(basisRows(), rows);
 }
 
-// The command line: the basis runs after --sizes unless --no-basis, never after --shapes.
-TEST(TuneCliBasis, NoBasisAndShapesRunNone) {
+// The command line: the basis runs after --sizes unless --no-basis, never after --shapes, --mnk,
+// --shard or --seen (a workload, one shape, part of a sweep, recorded shapes: tuned as asked).
+TEST(TuneCliBasis, NoBasisShapesMnkShardAndSeenRunNone) {
   ScratchDir dir;
   const std::vector<std::string> env{
       "GEMMTUNE_SIMULATED_GPU=h100",
@@ -229,6 +231,11 @@ TEST(TuneCliBasis, NoBasisAndShapesRunNone) {
   const fs::path shapes = dir.path() / "shapes.txt";
   std::ofstream(shapes) << "128x64x32\n";
   EXPECT_FALSE(with({"--shapes", shapes.string()}).contains("basis"));
+  EXPECT_FALSE(with({"--mnk", "128x64x32"}).contains("basis"));
+  EXPECT_FALSE(with({"--sizes", "128", "--shard", "0/1"}).contains("basis"));
+  db::openStore(db, {db::OpenMode::ReadWrite})
+      ->recordSeen(findGpuProfile("h100")->spec, std::vector<db::SeenRecord>{{db::ProblemKey{96, 64, 32}, 2, 1.0}});
+  EXPECT_FALSE(with({"--seen"}).contains("basis"));
   for (const auto& r : db::openStore(db, {db::OpenMode::ReadOnly})->results({}))
     EXPECT_FALSE(isBasisShape(r.key.problem)) << r.instance() << " at " << r.key.problem.m;
   EXPECT_TRUE(with({"--sizes", "128"}).contains("basis"));

@@ -13,7 +13,6 @@ namespace gemmtune {
 
 namespace {
 
-constexpr long long kMaxGridYZ = 65535;  // grid y and z limit of every GPU gemmtune runs on
 
 int warps(const Config& c) { return (c["BM"] / c["WM"]) * (c["BN"] / c["WN"]); }
 int threads(const Config& c) { return 32 * warps(c); }

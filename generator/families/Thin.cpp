@@ -27,7 +27,6 @@ int strideB(const Config& c) {
 // Partial sums are worth their memory only where C has few tiles; beyond this a plan refuses a
 // split (the library allocates a plan's workspace per context and stream).
 constexpr long long kMaxWorkspaceBytes = 64LL << 20;
-constexpr long long kMaxGridZ = 65535;  // every GPU gemmtune runs on
 
 LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
   LaunchPlan plan = tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});
@@ -38,9 +37,9 @@ LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
   // Grid z holds every batch's K slices, batch-major (the template derives both from it).
   const int slices = c["SPLITK"];
   const long long layers = p.batch * slices;
-  if (layers > kMaxGridZ)
+  if (layers > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches of {} K slices need {} grid layers (at most {} in one launch)",
-                                           p.text(), p.batch, slices, layers, kMaxGridZ));
+                                           p.text(), p.batch, slices, layers, kMaxGridYZ));
   k.grid.z = static_cast<unsigned>(layers);
   k.args.push_back(KernelArg::Workspace);
   plan.kSlices = slices;
