@@ -30,7 +30,9 @@ int noResults(const std::string& location, const std::string& what) {
 
 // The command that tunes exactly `shape`: its sizes, layout and batch.
 std::string tuneCommandFor(const GemmShape& shape) {
-  std::string out = fmt::format("gemmtune tune --mnk {}x{}x{}", shape.M, shape.N, shape.K);
+  std::string out = shape.M == shape.N && shape.N == shape.K
+                        ? fmt::format("gemmtune tune --sizes {}", shape.M)
+                        : fmt::format("gemmtune tune --sizes {}x{}x{}", shape.M, shape.N, shape.K);
   if (shape.layout != Layout{}) out += " --layouts " + shape.layout.text();
   if (shape.batch != 1) out += fmt::format(" --batch {}", shape.batch);
   return out;

@@ -72,7 +72,7 @@ TEST_F(dbCli, QueryWithNothingToAnswerNamesTheTuneCommandForThatProblem) {
                    "--family", "warptile"});
   EXPECT_EQ(r.exitCode, 1) << r.out;
   EXPECT_NE(r.err.find("at 512x256x128 tn batch 64 in family warptile"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("run `gemmtune tune --mnk 512x256x128 --layouts tn --batch 64` first"), std::string::npos)
+  EXPECT_NE(r.err.find("run `gemmtune tune --sizes 512x256x128 --layouts tn --batch 64` first"), std::string::npos)
       << r.err;
 }
 
