@@ -31,17 +31,19 @@ SeenRecorder::SeenRecorder(Sink sink, std::string where, Warnings& warnings, std
 
 SeenRecorder::~SeenRecorder() {
   // A child forked after the thread started has the thread's handle but not the thread (and
-  // maybe a copy of a mutex the thread held): no lock, no pthread call — the handle is left to
-  // leak — and no write: the counts up to the fork are the parent's, the child's own are dropped.
+  // maybe a copy of a mutex the thread held, and a condition variable that counts the thread as
+  // its waiter): no lock, no pthread call — the handle and the wake state are left to leak — and
+  // no write: the counts up to the fork are the parent's, the child's own are dropped.
   if (ownerPid_ != getpid()) {
     if (thread_.joinable()) new std::thread(std::move(thread_));  // deliberately leaked
+    (void)wake_.release();                                       // deliberately leaked
     return;
   }
   {
-    std::lock_guard lock(wakeMutex_);
-    stopping_ = true;
+    std::lock_guard lock(wake_->mutex);
+    wake_->stopping = true;
   }
-  wake_.notify_all();
+  wake_->cv.notify_all();
   if (thread_.joinable()) thread_.join();
   flushQuietly();  // what the last calls counted
 }
@@ -115,8 +117,8 @@ void SeenRecorder::flushQuietly() noexcept {
 }
 
 void SeenRecorder::loop() {
-  std::unique_lock lock(wakeMutex_);
-  while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) {
+  std::unique_lock lock(wake_->mutex);
+  while (!wake_->cv.wait_for(lock, period_, [this] { return wake_->stopping; })) {
     lock.unlock();
     flushQuietly();  // an exception here would end the thread and the program (std::terminate)
     lock.lock();

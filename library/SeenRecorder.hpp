@@ -84,9 +84,15 @@ class SeenRecorder {
   std::map<std::pair<std::string, std::string>, Entry*> index_;  // (fingerprint, problem text)
   std::mutex flushMutex_;      // one flush at a time
 
-  std::mutex wakeMutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
+  // What the thread waits on, on the heap so that a forked child can leak it: the child's copy of a
+  // condition variable the parent's thread waited on still counts that waiter, and destroying it
+  // (glibc's pthread_cond_destroy waits for its waiters) would hang the child forever.
+  struct Wake {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool stopping = false;
+  };
+  std::unique_ptr<Wake> wake_ = std::make_unique<Wake>();
   std::thread thread_;  // started with the first counter
   bool noThread_ = false;  // the thread could not be started: flushed at destruction only
 };

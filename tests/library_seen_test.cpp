@@ -154,6 +154,9 @@ TEST(LibrarySeen, AForkedChildNeitherWaitsForTheThreadNorWritesTheParentsCounts)
   FakeSink fake;
   auto recorder = std::make_unique<SeenRecorder>(fake.sink(), "the test sink", warnings, 1h);
   recorder->counterFor(test::h100(), problem(64, 64, 64), 1.0)->count();  // starts the thread
+  // Let the thread reach its wait: the child's copy of the condition variable then counts a waiter
+  // that the child does not have (destroying it hung the child: found by CI on a many-core machine).
+  std::this_thread::sleep_for(200ms);
   const pid_t child = fork();
   ASSERT_NE(child, -1);
   if (child == 0) {
