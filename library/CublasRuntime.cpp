@@ -37,4 +37,10 @@ bool CublasRuntime::sgemm(unsigned long long context, CUstream stream, const Sge
   return h && lib_.rowMajorSgemm(h, args, error) == 0;
 }
 
+bool CublasRuntime::hasHandle(unsigned long long context, CUstream stream) {
+  std::lock_guard lock(mutex_);
+  auto it = handles_.find({context, stream});
+  return it != handles_.end() && it->second;
+}
+
 }  // namespace gemmtune::library

@@ -31,6 +31,8 @@ class CublasRuntime {
   // arrays) as one cuBLAS call on `stream` of the current context, whose cuCtxGetId is `context`.
   // Returns false with `error` set when cuBLAS refuses it.
   bool sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args, std::string& error);
+  // Whether (context, stream) has its handle already (a first call makes one, which allocates).
+  bool hasHandle(unsigned long long context, CUstream stream);
 
  private:
   explicit CublasRuntime(const CublasLibrary& lib) : lib_(lib) {}

@@ -39,8 +39,9 @@ GemmProblem Dispatcher::ShapeKey::problem() const {
   return p;
 }
 
-Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen)
-    : planner_(planner), specs_(specs), warnings_(warnings), seen_(seen) {}
+Dispatcher::Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen,
+                       bool measuredWinsOnly)
+    : planner_(planner), specs_(specs), warnings_(warnings), seen_(seen), measuredWinsOnly_(measuredWinsOnly) {}
 
 // Members go in reverse order: modules before the loader and the driver copy they were made with.
 Dispatcher::~Dispatcher() = default;
@@ -83,6 +84,10 @@ Status Dispatcher::currentContext(unsigned long long& id, std::string& error) {
 
 namespace {
 
+constexpr const char* kPrepareInCapture =
+    "the first call of this shape on this stream is inside a CUDA graph capture, where preparing it (plan, "
+    "load, allocate) is not allowed: call it once before capturing";
+
 CUdeviceptr devicePtr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
 // The kernel arguments of batches [first, first + count) of `call`.
@@ -114,19 +119,34 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
     // first and the last (the only shapes) are prepared before any runs, so that a failure
     // leaves C untouched.
     const long long per = std::min(kBatchesPerLaunch, call.batch), last = call.batch - (call.batch - 1) / per * per;
-    const Launch& full = launchFor(context, argsOf(call, 0, per), call.batch);
+    const Launch& full = launchFor(context, argsOf(call, 0, per), call.batch, stream);
+    if (!full.declined.empty()) {
+      error = full.declined;
+      return Status::declined;
+    }
     // Planned by the whole call (its batch count), so every chunk's plan is cuBLAS when this one is.
     if (full.cublas) {
       const Status s = runCublas(stream, context, call, error);
       if (s == Status::ok && full.seen) full.seen->count();
       return s;
     }
-    const Launch& tail = launchFor(context, argsOf(call, call.batch - last, last), call.batch);
-    for (const Launch* l : {&full, &tail})
+    const Launch& tail = launchFor(context, argsOf(call, call.batch - last, last), call.batch, stream);
+    for (const Launch* l : {&full, &tail}) {
+      if (!l->declined.empty()) {
+        error = l->declined;
+        return Status::declined;
+      }
       if (!l->error.empty()) {
         error = l->error;
         return Status::launch_failed;
       }
+      // A workspace that must grow would be allocated: not inside a capture.
+      if (l->plan.workspaceBytes > 0 && !workspaceOf(context, stream).covers(l->plan.workspaceBytes) &&
+          capturing(stream)) {
+        error = kPrepareInCapture;
+        return Status::declined;
+      }
+    }
     for (long long first = 0; first < call.batch; first += per) {
       const long long count = std::min(per, call.batch - first);
       if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error); s != Status::ok)
@@ -142,7 +162,8 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
   return Status::launch_failed;
 }
 
-const Dispatcher::Launch& Dispatcher::launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch) {
+const Dispatcher::Launch& Dispatcher::launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch,
+                                                CUstream stream) {
   const GemmProblem problem = problemOf(args);
   const ShapeKey key{context, args.m, args.n, args.k, args.lda, args.ldb, args.ldc, args.layout, args.batch.count,
                      callBatch, problem.pointerArrays, static_cast<unsigned char>(problem.alignA),
@@ -152,7 +173,33 @@ const Dispatcher::Launch& Dispatcher::launchFor(unsigned long long context, cons
     std::shared_lock lock(launchesMutex_);
     if (auto it = launches_.find(key); it != launches_.end()) return it->second;
   }
+  if (capturing(stream)) {
+    static const Launch notNow = [] {
+      Launch l;
+      l.declined = kPrepareInCapture;
+      return l;
+    }();
+    return notNow;
+  }
   return prepared(key);
+}
+
+bool Dispatcher::capturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  const CUresult r = driver_->cuStreamIsCapturing(stream, &status);
+  if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) return true;  // the legacy stream while another captures
+  return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+std::string Dispatcher::notAMeasuredWin(const Plan& plan) const {
+  if (plan.cublas) return fmt::format("cuBLAS is the fastest here ({})", plan.choice.note);
+  if (plan.choice.match != Match::exact)
+    return "no measured row for this problem on this GPU (Options::measuredWinsOnly leaves it to the caller)";
+  if (plan.choice.cublasGflops > 0 && plan.choice.measuredGflops < plan.choice.cublasGflops)
+    return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f} (Options::measuredWinsOnly leaves it to the "
+                       "caller)",
+                       plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops);
+  return {};
 }
 
 Status Dispatcher::run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
@@ -171,6 +218,10 @@ Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const 
   if (!blas) {
     error = why;
     return Status::launch_failed;
+  }
+  if (!blas->hasHandle(context, stream) && capturing(stream)) {  // making one allocates
+    error = kPrepareInCapture;
+    return Status::declined;
   }
   if (call.batch > INT_MAX) {
     error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
@@ -217,6 +268,8 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
+  if (measuredWinsOnly_) launch.declined = notAMeasuredWin(plan);
+  if (!launch.declined.empty()) return launch;
   if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   if (plan.cublas) {
     std::string why;

@@ -33,7 +33,9 @@ namespace gemmtune::library {
 class Dispatcher {
  public:
   // `seen`: where calls served without an exact row are counted (null: nowhere).
-  Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen = nullptr);
+  // `measuredWinsOnly`: Library::Options::measuredWinsOnly (other shapes are declined).
+  Dispatcher(Planner& planner, DeviceSpecs& specs, Warnings& warnings, SeenRecorder* seen = nullptr,
+             bool measuredWinsOnly = false);
   ~Dispatcher();
 
   // A row-major call (asRowMajor), already validated. `error` is set for every status but ok.
@@ -66,6 +68,7 @@ class Dispatcher {
     LaunchPlan plan;
     std::string instance;
     std::string error;  // set: nothing can run this shape here (said once; the call fails fast)
+    std::string declined;  // set: the shape is left to the caller (Status::declined), this says why
     SeenCounter* seen = nullptr;  // counts the calls when the plan is not an exact row
   };
   struct Attempt {
@@ -77,7 +80,13 @@ class Dispatcher {
   // The current context's id, or a Status other than ok with `error` set.
   Status currentContext(unsigned long long& id, std::string& error);
   // The prepared launch of `args` (at most kBatchesPerLaunch batches of a call of `callBatch`).
-  const Launch& launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch);
+  // A shape not prepared yet is declined while `stream` captures a graph (preparing would allocate).
+  const Launch& launchFor(unsigned long long context, const SgemmArgs& args, long long callBatch, CUstream stream);
+  // Whether `stream` is capturing a CUDA graph (or may not be used outside one: the legacy stream
+  // while another captures). Asked only before work that a capture forbids.
+  bool capturing(CUstream stream);
+  // Why the library leaves `plan` to the caller under measuredWinsOnly; empty: it runs it.
+  std::string notAMeasuredWin(const Plan& plan) const;
   Status run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
              std::string& error);
   // The whole row-major `call`, every batch, through cuBLAS (CublasRuntime).
@@ -95,6 +104,7 @@ class Dispatcher {
   DeviceSpecs& specs_;
   Warnings& warnings_;
   SeenRecorder* seen_;
+  const bool measuredWinsOnly_;
 
   std::once_flag driverOnce_;
   // A copy: modules are unloaded through it even after the process-wide driver object is gone.

@@ -46,6 +46,7 @@ const char* toString(Status status) {
     case Status::invalid_argument: return "invalid_argument";
     case Status::no_gpu: return "no_gpu";
     case Status::launch_failed: return "launch_failed";
+    case Status::declined: return "declined";
   }
   return "launch_failed";
 }
@@ -59,7 +60,7 @@ struct Library::Impl {
       : planner(options.stores, warnings, options.cublas),
         seen(library::seenRecorderFor(options.stores.empty() ? std::string() : options.stores.front(),
                                       options.recordSeen, warnings)),
-        dispatcher(planner, specs, warnings, seen.get()) {}
+        dispatcher(planner, specs, warnings, seen.get(), options.measuredWinsOnly) {}
   library::Warnings warnings;
   library::DeviceSpecs specs;
   library::Planner planner;

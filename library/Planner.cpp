@@ -166,6 +166,7 @@ Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
   p.choice.match = r.quality == serving::MatchQuality::exact ? Match::exact : Match::nearest_size;
   p.choice.measuredSize = db::shapeOf(r.measuredProblem).str();
   p.choice.measuredGflops = r.gflops;
+  p.choice.cublasGflops = r.cublasGflops.value_or(0);
   if (p.choice.match == Match::nearest_size) p.predictedMs = r.predictedMs;
   if (r.cublas) {
     p.cublas = true;

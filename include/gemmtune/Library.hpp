@@ -50,6 +50,7 @@ struct Choice {
   Match match = Match::default_config;
   std::string measuredSize;  // "4096", "4096x1024x512", "4096 tn", "512 nt batch 64"; empty for default_config
   double measuredGflops = 0; // at measuredSize; 0 for default_config
+  double cublasGflops = 0;   // cuBLAS (default math) at measuredSize on this GPU; 0 when not measured
   std::string note;          // why the match is not exact, when it is not (for nearest_size: why this row);
                              // for cuBLAS: that it was measured (or predicted) fastest
 };
@@ -71,6 +72,10 @@ enum class Status {
                      // array, a batch count < 1, a negative stride, batches whose C overlap
   no_gpu,            // no CUDA driver, or no current context on this thread
   launch_failed,     // the driver refused the launch (the message says why)
+  declined,          // nothing was launched and C is untouched; run the call some other way: the
+                     // library would have to prepare it (plan, load, allocate) on a stream that is
+                     // capturing a CUDA graph (call the shape once before capturing), or
+                     // Options::measuredWinsOnly leaves it to the caller
 };
 
 const char* toString(Match match);
@@ -99,6 +104,11 @@ class Library {
     // first store (the user's database), off the hot path, for `gemmtune seen` and `gemmtune tune
     // --seen` (docs/library.md, "Recorded shapes"). $GEMMTUNE_RECORD_SEEN=0 also turns it off.
     bool recordSeen = true;
+    // Run only where this GPU has an exact measured row of a gemmtune kernel that beat cuBLAS
+    // there (problem, layout and batch; Choice::match exact, measuredGflops >= cublasGflops);
+    // every other call returns Status::declined without launching anything. The cuBLAS drop-in
+    // (libgemmtune_cublas.so) uses it to leave the rest to cuBLAS.
+    bool measuredWinsOnly = false;
   };
   explicit Library(const Options& options);
   ~Library();
@@ -122,7 +132,9 @@ class Library {
   // thread's current CUDA context. Row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
   // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. Thread-safe; never throws.
   // The first call per context and shape chooses and loads the kernel (NVRTC only when the
-  // database holds no usable binary); later calls cost a hash lookup plus the launch. Launches
+  // database holds no usable binary); later calls cost a hash lookup plus the launch. Under CUDA
+  // graph capture a prepared shape is captured like any launch; one that still needs preparing
+  // returns Status::declined (preparing allocates and loads, which a capture forbids). Launches
   // are asynchronous: a fault inside the kernel surfaces at the next synchronisation. Kernels
   // that split K (serial split-K) use a small workspace the library allocates once per context
   // and stream and keeps until it is destroyed; calls on one stream share it in stream order.

@@ -1,0 +1,100 @@
+#include "DropinState.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "CudaDriver.hpp"
+#include "DeviceSpecs.hpp"
+#include "SeenRecorder.hpp"
+
+namespace gemmtune::dropin {
+
+namespace {
+
+// The GPU of the calling thread's current context; an empty spec when there is none.
+GpuSpec currentGpu() {
+  try {
+    const CudaDriver& d = CudaDriver::get();
+    CUcontext context = nullptr;
+    CUdevice device = 0;
+    if (d.cuCtxGetCurrent(&context) != CUDA_SUCCESS || !context || d.cuCtxGetDevice(&device) != CUDA_SUCCESS)
+      return {};
+    int count = 0;
+    d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    for (int i = 0; i < count; ++i) {
+      CUdevice candidate = 0;
+      if (d.cuDeviceGet(&candidate, i) == CUDA_SUCCESS && candidate == device) return library::DeviceSpecs().get(i);
+    }
+  } catch (const std::exception&) {  // no driver or GPU: the nominal estimate
+  }
+  return {};
+}
+
+// One call's estimated ms: the roofline of the GPU the first recorded call ran on.
+double estimateMs(const GemmShape& shape) {
+  static const GpuSpec gpu = currentGpu();
+  return library::estimatedCallMs(0, 0, gpu, shape);
+}
+
+void atExit() {
+  DropinState& s = state();
+  if (CallRecorder* r = s.recorder()) r->flush();
+  const char* report = std::getenv("GEMMTUNE_CUBLAS_REPORT");
+  if (report && std::strcmp(report, "0") == 0) return;
+  if (s.counts.calls.load() == 0) return;
+  try {
+    std::fprintf(stderr, "%s\n", s.summary().c_str());
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+DropinState::DropinState() {
+  std::string warning;
+  policy_ = policyFrom(std::getenv("GEMMTUNE_CUBLAS"), warning);
+  if (!warning.empty()) warnings_.once("policy", "gemmtune drop-in: " + warning);
+  if (policy_ != Policy::off) {
+    Library::Options options;
+    options.recordSeen = false;  // the drop-in records through GEMMTUNE_RECORD
+    options.measuredWinsOnly = policy_ == Policy::measured;
+    try {
+      library_ = std::make_unique<Library>(options);
+    } catch (const std::exception& e) {
+      warnings_.once("library", fmt::format("gemmtune drop-in: cannot start ({}); every call goes to cuBLAS", e.what()));
+    }
+  }
+  if (const char* path = std::getenv("GEMMTUNE_RECORD"); path && *path)
+    recorder_ = std::make_unique<CallRecorder>(path, estimateMs, warnings_);
+}
+
+std::string DropinState::summary() const {
+  const long long calls = counts.calls.load(), served = counts.served.load();
+  std::string out = fmt::format("gemmtune drop-in (GEMMTUNE_CUBLAS={}): {} FP32 GEMM calls, {} served by gemmtune, {} "
+                                "forwarded to cuBLAS",
+                                toString(policy_), calls, served, calls - served);
+  std::string why;
+  auto part = [&](long long n, const char* what) {
+    if (n > 0) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, what);
+  };
+  part(counts.declined.load(), policy_ == Policy::measured ? "without a measured win" : "declined");
+  part(counts.notPlainFp32.load(), "not plain FP32 (TF32 math mode, device scalars, other types)");
+  part(counts.failed.load(), "that gemmtune could not run");
+  if (!why.empty()) out += " (" + why + ")";
+  if (recorder_) out += fmt::format("; recorded in {}", recorder_->path());
+  return out;
+}
+
+DropinState& state() {
+  static DropinState* s = [] {
+    auto* made = new DropinState();  // never freed: see the header
+    std::atexit(atExit);
+    return made;
+  }();
+  return *s;
+}
+
+}  // namespace gemmtune::dropin

@@ -1,0 +1,13 @@
+# The cuBLAS drop-in (dropin/): a stand-in cuBLAS, a program written against cuBLAS that links the
+# drop-in ahead of it, and the tests that run that program (no GPU needed).
+if(TARGET gemmtune_cublas)
+  add_library(gemmtune_fake_cublas SHARED dropin_fake_cublas.cpp)
+  target_include_directories(gemmtune_fake_cublas PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  # The drop-in first: its cublasSgemm_v2 and friends are what the program's calls bind to.
+  add_executable(gemmtune_dropin_client dropin_client.cpp)
+  target_include_directories(gemmtune_dropin_client PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(gemmtune_dropin_client PRIVATE gemmtune_cublas gemmtune_fake_cublas)
+  gemmtune_add_test(dropin_test SOURCES dropin_test.cpp CliRunner.cpp
+                    LIBS gemmtune_dropin_objects gemmtune_library_objects gemmtune_tuner CLI gemmtune_dropin_client)
+  target_compile_definitions(dropin_test PRIVATE GEMMTUNE_FAKE_CUBLAS="$<TARGET_FILE:gemmtune_fake_cublas>")
+endif()
