@@ -191,16 +191,6 @@ bool Dispatcher::capturing(CUstream stream) {
   return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-std::string Dispatcher::notAMeasuredWin(const Plan& plan) const {
-  if (plan.cublas) return fmt::format("cuBLAS is the fastest here ({})", plan.choice.note);
-  if (plan.choice.match != Match::exact)
-    return "no measured row for this problem on this GPU (Options::measuredWinsOnly leaves it to the caller)";
-  if (plan.choice.cublasGflops > 0 && plan.choice.measuredGflops < plan.choice.cublasGflops)
-    return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f} (Options::measuredWinsOnly leaves it to the "
-                       "caller)",
-                       plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops);
-  return {};
-}
 
 Status Dispatcher::run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
                        std::string& error) {

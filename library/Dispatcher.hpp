@@ -85,8 +85,6 @@ class Dispatcher {
   // Whether `stream` is capturing a CUDA graph (or may not be used outside one: the legacy stream
   // while another captures). Asked only before work that a capture forbids.
   bool capturing(CUstream stream);
-  // Why the library leaves `plan` to the caller under measuredWinsOnly; empty: it runs it.
-  std::string notAMeasuredWin(const Plan& plan) const;
   Status run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
              std::string& error);
   // The whole row-major `call`, every batch, through cuBLAS (CublasRuntime).

@@ -40,6 +40,10 @@ struct Plan {
 // for any problem of that layout.
 Config defaultConfig(const Layout& layout = {});
 
+// Why Library::Options::measuredWinsOnly leaves `plan` to the caller: cuBLAS's row, no exact
+// measured row, or one that did not beat cuBLAS's measured time; empty when the library runs it.
+std::string notAMeasuredWin(const Plan& plan);
+
 class Planner {
  public:
   // An empty path means $GEMMTUNE_DB, else the XDG default; the system snapshot is consulted

@@ -11,6 +11,8 @@
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        untuned (gemm_bench on UNTUNED shapes with the tune step's database: sgemm(), ours only, cuBLAS)
 #        model-error (the family model's held-out error on that database) seen-tune (tune --seen on it)
+#        dropin-memcheck (compute-sanitizer on a cuBLAS program under the drop-in) dropin-demo
+#        (scripts/dropin-demo.sh: an unchanged PyTorch script recorded, tuned, served)
 #        (BUILD_TARGETS builds only those targets; UNTUNED_DB and UNTUNED_CACHE: another database and compile cache)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
@@ -240,6 +242,21 @@ for step in "${steps[@]}"; do
         2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out/seen-tune.log")
       note "tune --seen" "rc=$? $(elapsed $t1) $(grep -c . "$out/seen.txt") lines of seen"
       cat "$out/seen.txt"; tail -4 "$out/seen-tune.txt"
+      ;;
+    dropin-memcheck)
+      # Issue 30: compute-sanitizer memcheck on a program written against cuBLAS with the drop-in
+      # preloaded and serving every call it can (GEMMTUNE_CUBLAS=always).
+      GEMMTUNE_DB="$build/dropin-memcheck.db" GEMMTUNE_SYSTEM_DB="" GEMMTUNE_CUBLAS=always \
+        LD_PRELOAD="$build/dropin/libgemmtune_cublas.so" timeout "$(capped 300)" \
+        compute-sanitizer --tool memcheck "$build/tests/gemmtune_dropin_cublas_program" >"$out/dropin-memcheck.txt" 2>&1
+      note dropin-memcheck "rc=$? $(grep -m1 'ERROR SUMMARY' "$out/dropin-memcheck.txt") $(grep -m1 'served by' "$out/dropin-memcheck.txt" | sed 's/.*calls, //')"
+      ;;
+    dropin-demo)
+      # Issue 30: the unchanged PyTorch training script through the drop-in (scripts/dropin-demo.sh).
+      OUT="$out/dropin-demo" timeout "$(capped 500)" "$root/scripts/dropin-demo.sh" "$build" >"$out/dropin-demo.txt" 2>&1
+      note dropin-demo "rc=$?"
+      while IFS= read -r l; do note "" "$l"; done < <(grep -E '^(off|measured|step time|tune|gemmtune drop-in)' "$out/dropin-demo.txt")
+      cat "$out/dropin-demo.txt"
       ;;
     report)
       "$build/cli/gemmtune" report --db "$tune_db" -o "$out/report.html" >"$out/report.log" 2>&1

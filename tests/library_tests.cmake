@@ -4,11 +4,14 @@
 set(library_test_libs gemmtune_library_objects)
 gemmtune_add_test(library_best_test SOURCES library_best_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_sgemm_test SOURCES library_sgemm_test.cpp LIBS ${library_test_libs})
+gemmtune_add_test(library_measured_wins_test SOURCES library_measured_wins_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_cubin_check_test SOURCES library_cubin_check_test.cpp LIBS ${library_test_libs})
 # The record of shapes served without an exact row: counting, flushing, the store sink (cpu).
 gemmtune_add_test(library_seen_test SOURCES library_seen_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_seen_gpu_test SOURCES library_seen_gpu_test.cpp LIBS ${library_test_libs} GPU)
 # cuBLAS, the reference, comes from the tuner's worker: only this test links the tuner.
+# sgemm() under CUDA graph capture: declined until prepared, then captured and replayed (gpu).
+gemmtune_add_test(library_capture_gpu_test SOURCES library_capture_gpu_test.cpp LIBS ${library_test_libs} GPU)
 gemmtune_add_test(library_gpu_test SOURCES library_gpu_test.cpp LIBS ${library_test_libs} gemmtune_tuner GPU)
 gemmtune_add_test(library_layouts_gpu_test SOURCES library_layouts_gpu_test.cpp LIBS ${library_test_libs} GPU)
 

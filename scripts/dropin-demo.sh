@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The cuBLAS drop-in on an unchanged PyTorch program (docs/dropin.md), on a GPU host:
+#   1. examples/dropin/train_fp32.py as it is, and preloaded with GEMMTUNE_CUBLAS=off: the losses
+#      must match bit for bit;
+#   2. recorded (GEMMTUNE_RECORD), its shapes tuned (`tune --shapes`), run again under `measured`:
+#      losses within FP32 tolerance, and the drop-in's line of what it served;
+#   3. the step time with and without the drop-in, ROUNDS interleaved runs each (medians).
+# Usage: scripts/dropin-demo.sh [BUILD_DIR]   env: OUT (logs), STEPS, ROUNDS, DEMO_TUNE_ARGS
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-${GEMMTUNE_BUILD_DIR:-$root/build}}
+out=${OUT:-/tmp/gemmtune-dropin-demo}
+mkdir -p "$out"
+shim="$build/dropin/libgemmtune_cublas.so"
+train=(python3 "$root/examples/dropin/train_fp32.py" --steps "${STEPS:-20}")
+export GEMMTUNE_DB="$out/dropin.db" GEMMTUNE_SYSTEM_DB=""
+# nn.Linear's forward fuses its bias through cublasLt, which the drop-in does not intercept; this
+# PyTorch switch sends it through cublasSgemm (an environment setting: the program is unchanged).
+export DISABLE_ADDMM_CUDA_LT=1
+losses() { grep '^step ' "$1"; }
+
+"${train[@]}" >"$out/plain.txt" 2>&1 || { echo "train_fp32.py failed: $(tail -3 "$out/plain.txt")"; exit 1; }
+LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off "${train[@]}" >"$out/off.txt" 2>&1
+if diff <(losses "$out/plain.txt") <(losses "$out/off.txt") >/dev/null; then off="identical"; else off="DIFFER"; fi
+echo "off: losses $off bit for bit; $(grep 'drop-in' "$out/off.txt")"
+
+rm -f "$out/recorded.txt"
+LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off GEMMTUNE_RECORD="$out/recorded.txt" "${train[@]}" >"$out/record.txt" 2>&1
+echo "recorded $(grep -vc '^#' "$out/recorded.txt") problems:"; grep -v '^#' "$out/recorded.txt" | sort -t' ' -k4 -g -r | head -12
+t0=$(date +%s)
+"$build/cli/gemmtune" tune --gpu auto --shapes "$out/recorded.txt" --families cutlass,thin,cublas \
+  ${DEMO_TUNE_ARGS:-} >"$out/tune.txt" 2>"$out/tune.log"
+echo "tune --shapes: rc=$? in $(( $(date +%s) - t0 )) s"
+
+LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured "${train[@]}" >"$out/measured.txt" 2>&1
+python3 - "$out/plain.txt" "$out/measured.txt" <<'PY'
+import sys
+def losses(p): return [float.fromhex(l.split()[3]) for l in open(p) if l.startswith("step ")]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+worst = max(abs(x - y) / max(abs(x), 1e-30) for x, y in zip(a, b))
+print(f"measured: {len(b)} steps, largest relative loss difference {worst:.2e} (FP32 tolerance: 1e-4)")
+PY
+grep 'drop-in' "$out/measured.txt"
+
+for r in $(seq "${ROUNDS:-5}"); do
+  "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-plain.txt"
+  LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured GEMMTUNE_CUBLAS_REPORT=0 "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-shim.txt"
+done
+python3 - "$out/time-plain.txt" "$out/time-shim.txt" <<'PY'
+import statistics, sys
+p, s = ([float(x) for x in open(f)] for f in sys.argv[1:3])
+mp, ms = statistics.median(p), statistics.median(s)
+print(f"step time, median of {len(p)} interleaved runs: plain {mp:.3f} ms, drop-in {ms:.3f} ms: {mp / ms:.3f}x")
+PY

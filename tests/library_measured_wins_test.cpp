@@ -1,0 +1,76 @@
+// Library::Options::measuredWinsOnly (the cuBLAS drop-in's default policy), without a GPU: which
+// plans are left to the caller — cuBLAS's row, a nearest-size answer, an exact row slower than
+// cuBLAS's measured time — and that best() reports cuBLAS's measured rate at the row's size.
+// Run: ctest -R libraryMeasuredWins
+#include <gtest/gtest.h>
+
+#include "Planner.hpp"
+#include "cublas_test_support.hpp"
+#include "gemmtune/Library.hpp"
+#include "library_test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::ScratchDir;
+
+namespace {
+
+struct MeasuredWinsFixture : ::testing::Test {
+  ScratchDir dir;
+  std::filesystem::path dbPath = dir / "tune.db";
+  GpuSpec gpu = test::h100();
+
+  // Rows of one kernel at 4096 (beats cuBLAS) and 2048 (loses to it), cuBLAS fastest at 1024.
+  void write() {
+    const auto fast = test::okResult(kBt, 4096, 4096, 4096, 17000, gpu);
+    const auto slow = test::okResult(kBt, 2048, 2048, 2048, 9000, gpu);
+    test::writeDatabase(dbPath, gpu,
+                        {fast, slow, test::okResult(kBt, 1024, 1024, 1024, 5000, gpu),
+                         test::cublasResult("nn", 1024, 1024, 1024, 30000, gpu)});
+    db::Database database(dbPath, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
+    db::SqliteStore store(database);
+    auto run = store.beginRun(test::testRun(gpu));
+    for (const auto& [row, gflops] : {std::pair{fast, 15000.0}, std::pair{slow, 12000.0}}) {
+      db::BaselineRecord b;
+      b.libraryVersion = "13.0";
+      b.problem = row.key.problem;
+      b.gflops = gflops;
+      b.medianMs = 2.0 * double(row.key.problem.m) * double(row.key.problem.n) * double(row.key.problem.k) / (gflops * 1e6);
+      ASSERT_TRUE(store.recordBaseline(run, b));
+    }
+  }
+  library::Plan plan(long long m, long long n, long long k) {
+    library::Warnings warnings;
+    library::Planner planner(std::vector<std::string>{dbPath.string()}, warnings);
+    return planner.plan(gpu, GemmShape{m, n, k, {}, 1});
+  }
+  static constexpr const char* kBt = "blocktile1d_bm64_bn64_bk8_tm8";
+};
+
+}  // namespace
+
+using libraryMeasuredWins = MeasuredWinsFixture;
+
+TEST_F(libraryMeasuredWins, OnlyAnExactRowThatBeatCublasIsServed) {
+  write();
+  const library::Plan win = plan(4096, 4096, 4096);
+  EXPECT_EQ(win.choice.match, Match::exact);
+  EXPECT_DOUBLE_EQ(win.choice.cublasGflops, 15000);
+  EXPECT_EQ(library::notAMeasuredWin(win), "");
+
+  const std::string slower = library::notAMeasuredWin(plan(2048, 2048, 2048));
+  EXPECT_NE(slower.find("9000 GFLOP/s here, cuBLAS 12000"), std::string::npos) << slower;
+  EXPECT_NE(library::notAMeasuredWin(plan(1024, 1024, 1024)).find("cuBLAS is the fastest"), std::string::npos);
+  const library::Plan nearest = plan(3000, 3000, 3000);
+  EXPECT_NE(nearest.choice.match, Match::exact);
+  EXPECT_NE(library::notAMeasuredWin(nearest), "");
+}
+
+TEST_F(libraryMeasuredWins, BestReportsCublasBesideTheRowAndZeroWhereItWasNotMeasured) {
+  write();
+  Library lib(Library::Options{{dbPath.string()}});
+  EXPECT_DOUBLE_EQ(lib.best(gpu, 4096, 4096, 4096).cublasGflops, 15000);
+  EXPECT_DOUBLE_EQ(lib.best(gpu, 4096, 4096, 4096).measuredGflops, 17000);
+  EXPECT_DOUBLE_EQ(lib.best(gpu, 1024, 1024, 1024).cublasGflops, 0);  // no baseline at 1024
+}
+
+TEST(libraryMeasuredWinsNames, DeclinedHasAName) { EXPECT_STREQ(toString(Status::declined), "declined"); }
