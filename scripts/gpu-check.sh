@@ -11,7 +11,8 @@
 #        shapes (tune --shapes SHAPES, then gemm_bench --shapes on it and on SHAPES_UNTUNED)
 #        untuned (gemm_bench on UNTUNED shapes with the tune step's database: sgemm(), ours only, cuBLAS)
 #        model-error (the family model's held-out error on that database) seen-tune (tune --seen on it)
-#        dropin-memcheck (compute-sanitizer on a cuBLAS program under the drop-in) dropin-demo
+#        dropin-memcheck (compute-sanitizer on a cuBLAS program under the drop-in) dropin-overhead
+#        (its host time per call over Library::sgemm) dropin-demo
 #        (scripts/dropin-demo.sh: an unchanged PyTorch script recorded, tuned, served)
 #        (BUILD_TARGETS builds only those targets; UNTUNED_DB and UNTUNED_CACHE: another database and compile cache)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
@@ -250,6 +251,13 @@ for step in "${steps[@]}"; do
         LD_PRELOAD="$build/dropin/libgemmtune_cublas.so" timeout "$(capped 300)" \
         compute-sanitizer --tool memcheck "$build/tests/gemmtune_dropin_cublas_program" >"$out/dropin-memcheck.txt" 2>&1
       note dropin-memcheck "rc=$? $(grep -m1 'ERROR SUMMARY' "$out/dropin-memcheck.txt") $(grep -m1 'served by' "$out/dropin-memcheck.txt" | sed 's/.*calls, //')"
+      ;;
+    dropin-overhead)
+      # Issue 30: host time per call of the drop-in over Library::sgemm() (target: at most 1 us).
+      GEMMTUNE_DB="$build/dropin-overhead.db" GEMMTUNE_SYSTEM_DB="" timeout "$(capped 120)" \
+        "$build/bench/dropin_overhead" >"$out/dropin-overhead.txt" 2>&1
+      note dropin-overhead "rc=$? $(grep -m1 'overhead' "$out/dropin-overhead.txt")"
+      cat "$out/dropin-overhead.txt"
       ;;
     dropin-demo)
       # Issue 30: the unchanged PyTorch training script through the drop-in (scripts/dropin-demo.sh).
