@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -147,6 +148,41 @@ void runCase(cublasHandle_t h, const std::string& label, Entry e, const Problem&
   cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
 }
 
+// Four threads, each with its own handle and stream, 20 calls each into their own C: each C must
+// be its own product (a drop-in that mixed up streams, handles or prepared launches would not be).
+void threads() {
+  const Problem p{CUBLAS_OP_N, CUBLAS_OP_T, 96, 80, 72, 1, 1.0f, 0.0f};
+  std::vector<std::thread> workers;
+  std::vector<double> worst(4, 0);
+  std::vector<int> statuses(4, 0);
+  for (int t = 0; t < 4; ++t)
+    workers.emplace_back([&, t] {
+      std::mt19937 own(100 + t);
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      std::vector<float> a(p.sizeA()), b(p.sizeB()), c0(p.sizeC(), 0.0f);
+      for (auto& x : a) x = d(own);
+      for (auto& x : b) x = d(own);
+      Dev da(a), db(b), dc(c0);
+      cublasHandle_t h = nullptr;
+      cudaStream_t s = nullptr;
+      cublasCreate(&h);
+      cudaStreamCreate(&s);
+      cublasSetStream(h, s);
+      for (int i = 0; i < 20; ++i)
+        statuses[t] |= cublasSgemm(h, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, da.p, p.lda(), db.p, p.ldb(), &p.beta,
+                                   dc.p, p.ldc());
+      cudaStreamSynchronize(s);
+      worst[t] = worstRatio(p, a, b, c0, dc.get(c0.size()));
+      cublasDestroy(h);
+      cudaStreamDestroy(s);
+    });
+  for (auto& w : workers) w.join();
+  const double r = *std::max_element(worst.begin(), worst.end());
+  std::printf("case threads status %d err/bound %.3g%s\n", statuses[0] | statuses[1] | statuses[2] | statuses[3], r,
+              r > 1 ? " BAD" : "");
+  if (r > 1) ++failures;
+}
+
 }  // namespace
 
 int main() {
@@ -162,6 +198,7 @@ int main() {
           runCase(h, std::string(name(e)) + (ta ? "-t" : "-n") + (tb ? "t" : "n") + (device ? "-device" : "-host"), e,
                   p, device);
         }
+  threads();
   runCase(h, "sgemm-beta0-nan-c", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_T, 64, 33, 17, 1, 1.0f, 0.0f, true}, false);
   runCase(h, "sgemm-k0", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_N, 5, 6, 0, 1, 1.0f, 2.0f}, false);
   runCase(h, "sgemm-m0", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_N, 0, 6, 4, 1, 1.0f, 2.0f}, false);

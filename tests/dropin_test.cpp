@@ -187,6 +187,22 @@ TEST(DropinClient, RecordModeWritesEveryFp32CallInTheTunersView) {
   EXPECT_NE(run.out.err.find("recorded in " + file.string()), std::string::npos) << run.out.err;
 }
 
+TEST(DropinClient, SeveralProcessesRecordIntoOneFile) {
+  test::ScratchDir dir;
+  const auto file = dir / "recorded.txt";
+  std::vector<std::thread> runs;
+  for (int i = 0; i < 4; ++i)
+    runs.emplace_back([&] { ClientRun run({"GEMMTUNE_CUBLAS=off", "GEMMTUNE_RECORD=" + file.string()}); });
+  for (auto& t : runs) t.join();
+  const std::string text = readFile(file);
+  EXPECT_EQ(occurrences(text, "# FP32 GEMMs recorded"), 1) << text;  // one header, whoever was first
+  EXPECT_EQ(occurrences(text, "5x4x6 nn batch=1 "), 4) << text;       // one whole line per process
+  const auto problems = readShapeFile(file);
+  ASSERT_EQ(problems.size(), 5u);
+  for (const auto& p : problems)
+    if (p.shape == GemmShape{5, 4, 6, {}, 1}) EXPECT_NEAR(p.weight, 4 * 6 * 2.0 * 5 * 4 * 6 / 1e9, 1e-12);
+}
+
 TEST(DropinClient, ANamedCublasThatCannotLoadFailsEachEntryPointWithOneWarning) {
   ClientRun run({"GEMMTUNE_CUBLAS=off", "GEMMTUNE_REAL_CUBLAS=/nonexistent/libcublas.so.13"});
   ASSERT_EQ(run.out.exitCode, 0) << run.out.err;

@@ -15,7 +15,7 @@ endif()
 # On a GPU: a program written against cuBLAS alone, run with and without the drop-in preloaded.
 if(TARGET gemmtune_cublas AND TARGET CUDA::cublas AND TARGET CUDA::cudart)
   add_executable(gemmtune_dropin_cublas_program dropin_cublas_program.cpp)
-  target_link_libraries(gemmtune_dropin_cublas_program PRIVATE CUDA::cublas CUDA::cudart)
+  target_link_libraries(gemmtune_dropin_cublas_program PRIVATE CUDA::cublas CUDA::cudart Threads::Threads)
   gemmtune_add_test(dropin_gpu_test SOURCES dropin_gpu_test.cpp CliRunner.cpp
                     LIBS gemmtune_device CLI gemmtune_dropin_cublas_program GPU)
   target_compile_definitions(dropin_gpu_test PRIVATE GEMMTUNE_DROPIN="$<TARGET_FILE:gemmtune_cublas>")
