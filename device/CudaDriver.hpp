@@ -28,7 +28,7 @@ namespace gemmtune {
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000)                   \
   X(cuStreamIsCapturing, 10000) X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)      \
   X(cuGraphInstantiateWithFlags, 11040) X(cuGraphLaunch, 10000) X(cuGraphDestroy, 10000)          \
-  X(cuGraphExecDestroy, 10000)                                                                    \
+  X(cuGraphExecDestroy, 10000) X(cuThreadExchangeStreamCaptureMode, 10010)                        \
   X(cuEventCreate, 2000) X(cuEventRecord, 2000) X(cuEventSynchronize, 2000)                       \
   X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) X(cuGetErrorName, 6000)                    \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "CaptureMode.hpp"
 #include "CudaDriver.hpp"
 
 namespace gemmtune {
@@ -24,7 +25,12 @@ CUresult Workspace::reserve(long long bytes, CUstream stream, CUdeviceptr& ptr) 
     // Rounded up to whole words and at least doubled: a few growths cover a whole workload.
     const long long want = std::max((bytes + 3) / 4 * 4, 2 * bytes_);
     CUdeviceptr p = 0;
-    if (CUresult r = driver_.cuMemAlloc(&p, static_cast<size_t>(want)); r != CUDA_SUCCESS) return r;
+    CUresult allocated = CUDA_SUCCESS;
+    {
+      RelaxedCaptureMode relaxed(driver_);  // another thread's capture must not forbid it
+      allocated = driver_.cuMemAlloc(&p, static_cast<size_t>(want));
+    }
+    if (allocated != CUDA_SUCCESS) return allocated;
     if (CUresult r = driver_.cuMemsetD32Async(p, 0, static_cast<size_t>(want / 4), stream); r != CUDA_SUCCESS) {
       driver_.cuMemFree(p);
       return r;

@@ -39,9 +39,10 @@ bool writeAll(int fd, const std::string& text) {
 CallRecorder::CallRecorder(std::string path, Estimate estimate, library::Warnings& warnings,
                            std::chrono::steady_clock::duration period)
     : path_(std::move(path)), estimate_(std::move(estimate)), warnings_(warnings), period_(period),
-      lastFlush_(std::chrono::steady_clock::now()) {}
+      lastFlush_(std::chrono::steady_clock::now()), ownerPid_(::getpid()) {}
 
 void CallRecorder::count(const GemmShape& shape) noexcept {
+  if (::getpid() != ownerPid_) return;
   try {
     std::lock_guard lock(mutex_);
     Counted& c = counted_[problemText(shape)];
@@ -57,6 +58,7 @@ void CallRecorder::count(const GemmShape& shape) noexcept {
 }
 
 void CallRecorder::flush() noexcept {
+  if (::getpid() != ownerPid_) return;
   try {
     std::lock_guard lock(mutex_);
     flushLocked();

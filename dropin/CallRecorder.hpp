@@ -10,6 +10,8 @@
 // several processes may record into one file; `tune --shapes` adds the weights of a problem's
 // lines. Flushes happen on a call once the period has passed, and at exit. The time is estimated,
 // not measured (timing would synchronise): the GPU's roofline at the problem's FLOPs and bytes.
+// A forked child records nothing: its copy of the counts is the parent's, which the parent writes
+// (and another thread may have held the lock at the fork).
 #pragma once
 
 #include <chrono>
@@ -17,6 +19,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+
+#include <sys/types.h>
 
 #include "GemmShape.hpp"
 #include "Warnings.hpp"
@@ -53,6 +57,7 @@ class CallRecorder {
   std::mutex mutex_;
   std::map<std::string, Counted> counted_;  // by the line's problem text, so the file's order is stable
   std::chrono::steady_clock::time_point lastFlush_;
+  const pid_t ownerPid_;  // the process that made it
 };
 
 }  // namespace gemmtune::dropin

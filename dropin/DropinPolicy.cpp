@@ -42,7 +42,9 @@ std::string handleRefusal(cublasPointerMode_t pointerMode, cublasMath_t mathMode
 }
 
 std::string exRefusal(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute,
-                      cublasPointerMode_t pointerMode, cublasMath_t mathMode) {
+                      cublasGemmAlgo_t algo, cublasPointerMode_t pointerMode, cublasMath_t mathMode) {
+  if (algo < CUBLAS_GEMM_DEFAULT || algo > CUBLAS_GEMM_ALGO23)
+    return fmt::format("algo {} is not CUBLAS_GEMM_DEFAULT or ALGO0..23", static_cast<int>(algo));
   if (a != CUDA_R_32F || b != CUDA_R_32F || c != CUDA_R_32F)
     return fmt::format("data types {}/{}/{} are not all CUDA_R_32F", static_cast<int>(a), static_cast<int>(b),
                        static_cast<int>(c));
@@ -50,6 +52,10 @@ std::string exRefusal(cudaDataType a, cudaDataType b, cudaDataType c, cublasComp
     return pointerMode == CUBLAS_POINTER_MODE_HOST ? std::string() : handleRefusal(pointerMode, mathMode);
   if (compute != CUBLAS_COMPUTE_32F) return fmt::format("compute type {} is not FP32", static_cast<int>(compute));
   return handleRefusal(pointerMode, mathMode);
+}
+
+std::string scalarRefusal(float alpha) {
+  return alpha == 0.0f ? "alpha is 0 (A and B are not read)" : std::string();
 }
 
 }  // namespace gemmtune::dropin

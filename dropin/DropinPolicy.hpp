@@ -29,8 +29,14 @@ bool realOp(cublasOperation_t op, bool& transposed);
 std::string handleRefusal(cublasPointerMode_t pointerMode, cublasMath_t mathMode);
 
 // The same for cublasGemm*Ex: A, B and C CUDA_R_32F, compute CUBLAS_COMPUTE_32F (whose precision
-// the math mode sets) or CUBLAS_COMPUTE_32F_PEDANTIC (FP32 whatever the math mode).
+// the math mode sets) or CUBLAS_COMPUTE_32F_PEDANTIC (FP32 whatever the math mode), and an algo
+// cuBLAS defines without tensor cores (CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_ALGO0..23): cuBLAS judges
+// any other value itself.
 std::string exRefusal(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute,
-                      cublasPointerMode_t pointerMode, cublasMath_t mathMode);
+                      cublasGemmAlgo_t algo, cublasPointerMode_t pointerMode, cublasMath_t mathMode);
+
+// alpha == 0: BLAS reads neither A nor B then (NaN or Inf in them must not reach C, and beta == 1
+// leaves C exactly as it was), which gemmtune's kernels, computing alpha·(A·B), do not promise.
+std::string scalarRefusal(float alpha);
 
 }  // namespace gemmtune::dropin

@@ -11,7 +11,8 @@ namespace gemmtune::dropin {
 namespace {
 
 // The library's view of `call` (column-major; scalars left at their defaults), or false when
-// cuBLAS must judge it: an op other than N, T or C, a dimension or batch below 1.
+// cuBLAS must judge it: an op other than N, T or C, a dimension or batch below 1, leading
+// dimensions, strides or pointers the library refuses (library/GemmCall's invalidArgument).
 bool describe(const CublasCall& call, library::GemmCall& out) {
   bool ta = false, tb = false;
   if (!realOp(call.transa, ta) || !realOp(call.transb, tb)) return false;
@@ -25,7 +26,13 @@ bool describe(const CublasCall& call, library::GemmCall& out) {
   out.c = static_cast<float*>(call.c), out.ldc = call.ldc;
   out.batch = call.batch;
   out.strideA = call.strideA, out.strideB = call.strideB, out.strideC = call.strideC;
-  return true;
+  if (call.form == CublasCall::Form::arrays) {
+    out.arrayA = reinterpret_cast<const float* const*>(call.arrayA);
+    out.arrayB = reinterpret_cast<const float* const*>(call.arrayB);
+    out.arrayC = reinterpret_cast<float* const*>(call.arrayC);
+    if (!out.arrayA || !out.arrayB || !out.arrayC) return false;
+  }
+  return library::invalidArgument(out).empty();
 }
 
 GemmShape rowMajorShape(const library::GemmCall& call) {
@@ -40,68 +47,77 @@ std::string refusal(cublasHandle_t handle, const CublasCall& call, const RealCub
   if (real.getPointerMode(handle, &pointerMode) != CUBLAS_STATUS_SUCCESS ||
       real.getMathMode(handle, &mathMode) != CUBLAS_STATUS_SUCCESS)
     return "the handle's modes cannot be read";
-  return call.ex ? exRefusal(call.aType, call.bType, call.cType, call.compute, pointerMode, mathMode)
+  return call.ex ? exRefusal(call.aType, call.bType, call.cType, call.compute, call.algo, pointerMode, mathMode)
                  : handleRefusal(pointerMode, mathMode);
 }
 
-Status run(Library& lib, cudaStream_t stream, const library::GemmCall& c, const CublasCall& call) {
-  switch (call.form) {
+Status run(Library& lib, cudaStream_t stream, const library::GemmCall& c, CublasCall::Form form) {
+  switch (form) {
     case CublasCall::Form::single:
       return lib.sgemm(stream, c.order, c.opA, c.opB, c.m, c.n, c.k, c.alpha, c.a, c.lda, c.b, c.ldb, c.beta, c.c,
                        c.ldc);
     case CublasCall::Form::strided:
       return lib.sgemmStridedBatched(stream, c.order, c.opA, c.opB, c.m, c.n, c.k, c.alpha, c.a, c.lda, c.strideA, c.b,
-                                     c.ldb, c.strideB, c.beta, c.c, c.ldc, c.strideC, c.batch);
+                                     c.ldb, c.strideB, c.beta, c.c, c.ldc, c.strideC, static_cast<int>(c.batch));
     case CublasCall::Form::arrays:
-      return lib.sgemmBatched(stream, c.order, c.opA, c.opB, c.m, c.n, c.k, c.alpha,
-                              reinterpret_cast<const float* const*>(call.arrayA), c.lda,
-                              reinterpret_cast<const float* const*>(call.arrayB), c.ldb, c.beta,
-                              reinterpret_cast<float* const*>(call.arrayC), c.ldc, c.batch);
+      return lib.sgemmBatched(stream, c.order, c.opA, c.opB, c.m, c.n, c.k, c.alpha, c.arrayA, c.lda, c.arrayB, c.ldb,
+                              c.beta, c.arrayC, c.ldc, static_cast<int>(c.batch));
   }
   return Status::declined;
 }
 
+// What a status other than ok and declined means for the call: forwarded (nothing ran), or failed
+// when a later launch of several failed (forwarding would apply beta twice to earlier batches).
+std::optional<cublasStatus_t> afterFailure(DropinState& s, Status status, long long batch) {
+  s.counts.failed.fetch_add(1, std::memory_order_relaxed);
+  const bool partial = status == Status::launch_failed && batch > Library::kBatchesPerLaunch;
+  // An invalid argument is cuBLAS's to report (it gets the call); anything else is said once.
+  if (status != Status::invalid_argument)
+    s.warnings().once(std::string("status|") + toString(status) + (partial ? "|partial" : ""),
+                      fmt::format("gemmtune drop-in: {} ({}); {}", Library::lastError(), toString(status),
+                                  partial ? "the call returns CUBLAS_STATUS_EXECUTION_FAILED (some of its batches "
+                                            "may have been written)"
+                                          : "such calls go to cuBLAS"));
+  if (partial) return CUBLAS_STATUS_EXECUTION_FAILED;
+  return std::nullopt;
+}
+
 }  // namespace
 
-bool serve(cublasHandle_t handle, const CublasCall& call) noexcept {
+std::optional<cublasStatus_t> serve(cublasHandle_t handle, const CublasCall& call) noexcept {
   try {
     library::GemmCall c;
-    if (!handle || !describe(call, c)) return false;
     const bool fp32 = !call.ex || (call.aType == CUDA_R_32F && call.bType == CUDA_R_32F && call.cType == CUDA_R_32F);
-    if (!fp32) return false;  // not ours to count or record
+    if (!handle || !fp32 || !describe(call, c)) return std::nullopt;  // not ours to count or record
     DropinState& s = state();
     s.counts.calls.fetch_add(1, std::memory_order_relaxed);
     if (CallRecorder* r = s.recorder()) r->count(rowMajorShape(c));
     Library* lib = s.library();
-    if (!lib) return false;  // policy off, or the library could not start (warned)
+    if (!lib) return std::nullopt;  // policy off, or the library could not start (warned)
     const RealCublas& real = realCublas();
-    if (!real.complete()) return false;  // the forward says why
-    if (!refusal(handle, call, real).empty() || !call.alpha || !call.beta) {
-      s.counts.notPlainFp32.fetch_add(1, std::memory_order_relaxed);
-      return false;
+    if (!real.complete()) return std::nullopt;  // the forward says why
+    // Host scalars are read only once the pointer mode says they are on the host.
+    if (!refusal(handle, call, real).empty() || !call.alpha || !call.beta ||
+        !scalarRefusal(*static_cast<const float*>(call.alpha)).empty()) {
+      s.counts.leftToCublas.fetch_add(1, std::memory_order_relaxed);
+      return std::nullopt;
     }
     c.alpha = *static_cast<const float*>(call.alpha);
     c.beta = *static_cast<const float*>(call.beta);
     cudaStream_t stream = nullptr;
-    if (real.getStream(handle, &stream) != CUBLAS_STATUS_SUCCESS) return false;
-    const Status status = run(*lib, stream, c, call);
+    if (real.getStream(handle, &stream) != CUBLAS_STATUS_SUCCESS) return std::nullopt;
+    const Status status = run(*lib, stream, c, call.form);
     if (status == Status::ok) {
       s.counts.served.fetch_add(1, std::memory_order_relaxed);
-      return true;
+      return CUBLAS_STATUS_SUCCESS;
     }
     if (status == Status::declined) {
       s.counts.declined.fetch_add(1, std::memory_order_relaxed);
-      return false;
+      return std::nullopt;
     }
-    s.counts.failed.fetch_add(1, std::memory_order_relaxed);
-    // An invalid argument is cuBLAS's to report (it gets the call); anything else is said once.
-    if (status != Status::invalid_argument)
-      s.warnings().once(std::string("status|") + toString(status),
-                        fmt::format("gemmtune drop-in: {} ({}); such calls go to cuBLAS", Library::lastError(),
-                                    toString(status)));
-    return false;
+    return afterFailure(s, status, c.batch);
   } catch (...) {  // out of memory while describing: cuBLAS computes it
-    return false;
+    return std::nullopt;
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <cublas_v2.h>
 
+#include <optional>
+
 namespace gemmtune::dropin {
 
 // An SGEMM-shaped call as cuBLAS received it (column-major; scalars still pointers).
@@ -30,9 +32,13 @@ struct CublasCall {
   bool ex = false;
   cudaDataType aType = CUDA_R_32F, bType = CUDA_R_32F, cType = CUDA_R_32F;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
 };
 
-// Counts and records `call` and computes it when it may (above); true when it did. Never throws.
-bool serve(cublasHandle_t handle, const CublasCall& call) noexcept;
+// Counts and records `call` and computes it when it may (above). The status to return when the
+// drop-in computed it (CUBLAS_STATUS_SUCCESS), or when forwarding could apply beta twice (a call of
+// several launches failed after the first: CUBLAS_STATUS_EXECUTION_FAILED); nothing when the call
+// goes to cuBLAS. Never throws.
+std::optional<cublasStatus_t> serve(cublasHandle_t handle, const CublasCall& call) noexcept;
 
 }  // namespace gemmtune::dropin

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "CudaDriver.hpp"
 #include "DeviceSpecs.hpp"
 #include "SeenRecorder.hpp"
@@ -44,7 +46,7 @@ void atExit() {
   if (CallRecorder* r = s.recorder()) r->flush();
   const char* report = std::getenv("GEMMTUNE_CUBLAS_REPORT");
   if (report && std::strcmp(report, "0") == 0) return;
-  if (s.counts.calls.load() == 0) return;
+  if (s.counts.calls.load() == 0 || !s.inOwnerProcess()) return;
   try {
     std::fprintf(stderr, "%s\n", s.summary().c_str());
   } catch (...) {
@@ -53,7 +55,7 @@ void atExit() {
 
 }  // namespace
 
-DropinState::DropinState() {
+DropinState::DropinState() : ownerPid_(::getpid()) {
   std::string warning;
   policy_ = policyFrom(std::getenv("GEMMTUNE_CUBLAS"), warning);
   if (!warning.empty()) warnings_.once("policy", "gemmtune drop-in: " + warning);
@@ -71,6 +73,8 @@ DropinState::DropinState() {
     recorder_ = std::make_unique<CallRecorder>(path, estimateMs, warnings_);
 }
 
+bool DropinState::inOwnerProcess() const { return ::getpid() == ownerPid_; }
+
 std::string DropinState::summary() const {
   const long long calls = counts.calls.load(), served = counts.served.load();
   std::string out = fmt::format("gemmtune drop-in (GEMMTUNE_CUBLAS={}): {} FP32 GEMM calls, {} served by gemmtune, {} "
@@ -81,7 +85,7 @@ std::string DropinState::summary() const {
     if (n > 0) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, what);
   };
   part(counts.declined.load(), policy_ == Policy::measured ? "without a measured win" : "declined");
-  part(counts.notPlainFp32.load(), "not plain FP32 (TF32 math mode, device scalars, other types)");
+  part(counts.leftToCublas.load(), "left to cuBLAS by their settings (TF32 math, device scalars, alpha 0, ...)");
   part(counts.failed.load(), "that gemmtune could not run");
   if (!why.empty()) out += " (" + why + ")";
   if (recorder_) out += fmt::format("; recorded in {}", recorder_->path());

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <memory>
 
+#include <sys/types.h>
+
 #include "CallRecorder.hpp"
 #include "DropinPolicy.hpp"
 #include "Warnings.hpp"
@@ -25,19 +27,21 @@ class DropinState {
   // What became of the well-formed FP32 calls (relaxed counters; the exit line reads them).
   struct Counts {
     std::atomic<long long> calls{0}, served{0};
-    std::atomic<long long> notPlainFp32{0};  // TF32 math mode, device scalars, other types
+    std::atomic<long long> leftToCublas{0};  // by the handle or call: TF32 math, device scalars, alpha 0, ...
     std::atomic<long long> declined{0};      // no measured win (policy measured), or first seen in a graph capture
     std::atomic<long long> failed{0};        // the library could not run it (no GPU, an invalid argument, ...)
   } counts;
 
   // The exit line: "gemmtune drop-in (GEMMTUNE_CUBLAS=measured): N FP32 GEMM calls, S served ...".
   std::string summary() const;
+  bool inOwnerProcess() const;
 
  private:
   DropinState();
   friend DropinState& state();
 
   Policy policy_ = Policy::measured;
+  const pid_t ownerPid_;  // a forked child prints no summary of the parent's calls
   library::Warnings warnings_;
   std::unique_ptr<Library> library_;
   std::unique_ptr<CallRecorder> recorder_;

@@ -1,6 +1,7 @@
-// The cuBLAS entry points libgemmtune_cublas.so defines (their declarations come from cuBLAS's own
-// header, so the signatures cannot drift): each describes its call, lets DropinServe compute it
-// when it may, and otherwise forwards the call unchanged to the real cuBLAS (RealCublas).
+// The cuBLAS entry points libgemmtune_cublas.so defines (their declarations
+// come from cuBLAS's own header, so the signatures cannot drift): each
+// describes its call, lets DropinServe compute it when it may, and otherwise
+// forwards the call unchanged to the real cuBLAS (RealCublas).
 #include <cublas_v2.h>
 
 #include "DropinServe.hpp"
@@ -38,9 +39,9 @@ CublasCall arrays(CublasCall call, const void* const a[], const void* const b[],
 }
 
 CublasCall typed(CublasCall call, cudaDataType aType, cudaDataType bType, cudaDataType cType,
-                 cublasComputeType_t compute) {
+                 cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   call.ex = true;
-  call.aType = aType, call.bType = bType, call.cType = cType, call.compute = compute;
+  call.aType = aType, call.bType = bType, call.cType = cType, call.compute = compute, call.algo = algo;
   return call;
 }
 
@@ -51,8 +52,7 @@ extern "C" {
 cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                            int m, int n, int k, const float* alpha, const float* A, int lda,
                                            const float* B, int ldb, const float* beta, float* C, int ldc) {
-  if (serve(handle, callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)))
-    return CUBLAS_STATUS_SUCCESS;
+  if (auto status = serve(handle, callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))) return *status;
   const auto f = realCublas().sgemm;
   return f ? f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : noRealCublas("cublasSgemm_v2");
 }
@@ -62,9 +62,9 @@ cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(cublasHandle_t handle, cub
                                                       const float* A, int lda, long long int strideA, const float* B,
                                                       int ldb, long long int strideB, const float* beta, float* C,
                                                       int ldc, long long int strideC, int batchCount) {
-  if (serve(handle, strided(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), strideA, strideB,
-                            strideC, batchCount)))
-    return CUBLAS_STATUS_SUCCESS;
+  if (auto status = serve(handle, strided(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), strideA,
+                                          strideB, strideC, batchCount)))
+    return *status;
   const auto f = realCublas().sgemmStridedBatched;
   return f ? f(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
                batchCount)
@@ -76,10 +76,11 @@ cublasStatus_t CUBLASWINAPI cublasSgemmBatched(cublasHandle_t handle, cublasOper
                                                const float* const Aarray[], int lda, const float* const Barray[],
                                                int ldb, const float* beta, float* const Carray[], int ldc,
                                                int batchCount) {
-  if (serve(handle, arrays(callOf(transa, transb, m, n, k, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc),
-                           reinterpret_cast<const void* const*>(Aarray), reinterpret_cast<const void* const*>(Barray),
-                           reinterpret_cast<void* const*>(Carray), batchCount)))
-    return CUBLAS_STATUS_SUCCESS;
+  if (auto status = serve(
+          handle, arrays(callOf(transa, transb, m, n, k, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc),
+                         reinterpret_cast<const void* const*>(Aarray), reinterpret_cast<const void* const*>(Barray),
+                         reinterpret_cast<void* const*>(Carray), batchCount)))
+    return *status;
   const auto f = realCublas().sgemmBatched;
   return f ? f(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount)
            : noRealCublas("cublasSgemmBatched");
@@ -87,30 +88,27 @@ cublasStatus_t CUBLASWINAPI cublasSgemmBatched(cublasHandle_t handle, cublasOper
 
 cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                          int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
-                                         int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
-                                         void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                                         int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
+                                         cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                          cublasGemmAlgo_t algo) {
-  if (serve(handle, typed(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), Atype, Btype, Ctype,
-                          computeType)))
-    return CUBLAS_STATUS_SUCCESS;
+  if (auto status = serve(handle, typed(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), Atype,
+                                        Btype, Ctype, computeType, algo)))
+    return *status;
   const auto f = realCublas().gemmEx;
   return f ? f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType,
                algo)
            : noRealCublas("cublasGemmEx");
 }
 
-cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                                       cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                                                       const void* A, cudaDataType Atype, int lda,
-                                                       long long int strideA, const void* B, cudaDataType Btype,
-                                                       int ldb, long long int strideB, const void* beta, void* C,
-                                                       cudaDataType Ctype, int ldc, long long int strideC,
-                                                       int batchCount, cublasComputeType_t computeType,
-                                                       cublasGemmAlgo_t algo) {
-  if (serve(handle, typed(strided(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), strideA,
-                                  strideB, strideC, batchCount),
-                          Atype, Btype, Ctype, computeType)))
-    return CUBLAS_STATUS_SUCCESS;
+cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void* alpha,
+    const void* A, cudaDataType Atype, int lda, long long int strideA, const void* B, cudaDataType Btype, int ldb,
+    long long int strideB, const void* beta, void* C, cudaDataType Ctype, int ldc, long long int strideC,
+    int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  if (auto status = serve(handle, typed(strided(callOf(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc),
+                                                strideA, strideB, strideC, batchCount),
+                                        Atype, Btype, Ctype, computeType, algo)))
+    return *status;
   const auto f = realCublas().gemmStridedBatchedEx;
   return f ? f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype,
                ldc, strideC, batchCount, computeType, algo)
@@ -124,10 +122,11 @@ cublasStatus_t CUBLASWINAPI cublasGemmBatchedEx(cublasHandle_t handle, cublasOpe
                                                 const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
                                                 int batchCount, cublasComputeType_t computeType,
                                                 cublasGemmAlgo_t algo) {
-  if (serve(handle, typed(arrays(callOf(transa, transb, m, n, k, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc),
-                                 Aarray, Barray, Carray, batchCount),
-                          Atype, Btype, Ctype, computeType)))
-    return CUBLAS_STATUS_SUCCESS;
+  if (auto status = serve(
+          handle, typed(arrays(callOf(transa, transb, m, n, k, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc),
+                               Aarray, Barray, Carray, batchCount),
+                        Atype, Btype, Ctype, computeType, algo)))
+    return *status;
   const auto f = realCublas().gemmBatchedEx;
   return f ? f(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc,
                batchCount, computeType, algo)

@@ -43,8 +43,20 @@ void* findLibrary(std::string& path, std::string& why) {
     return h;
   }
   if (void* h = objectOf(dlsym(RTLD_NEXT, "cublasSgemm_v2"), path)) return h;
+  // Loaded privately: the drop-in cannot tell whose handle a call carries when both majors are.
+  void* loaded = nullptr;
   for (const char* soname : kSonames)
-    if (void* h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) return path = soname, h;
+    if (void* h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) {
+      if (loaded) {
+        state().warnings().once("two-cublas", fmt::format("gemmtune drop-in: {} and {} are both loaded; calls go to "
+                                                          "{} (set GEMMTUNE_REAL_CUBLAS to the program's if that is "
+                                                          "wrong, or GEMMTUNE_CUBLAS=off)",
+                                                          kSonames[0], kSonames[1], path));
+        break;
+      }
+      loaded = h, path = soname;
+    }
+  if (loaded) return loaded;
   for (const char* soname : kSonames)
     if (void* h = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return path = soname, h;
   why = "no cuBLAS found (libcublas.so.13 or .so.12): set GEMMTUNE_REAL_CUBLAS to the program's libcublas";

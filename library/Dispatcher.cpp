@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "CaptureMode.hpp"
 #include "CublasRuntime.hpp"
 #include "LaunchLimits.hpp"
 
@@ -84,6 +85,9 @@ Status Dispatcher::currentContext(unsigned long long& id, std::string& error) {
 
 namespace {
 
+constexpr const char* kSplitKInCapture =
+    "this shape runs a split-K kernel, whose workspace a captured graph would share with every replay and "
+    "with later calls on the stream: it is not captured";
 constexpr const char* kPrepareInCapture =
     "the first call of this shape on this stream is inside a CUDA graph capture, where preparing it (plan, "
     "load, allocate) is not allowed: call it once before capturing";
@@ -140,10 +144,10 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
         error = l->error;
         return Status::launch_failed;
       }
-      // A workspace that must grow would be allocated: not inside a capture.
-      if (l->plan.workspaceBytes > 0 && !workspaceOf(context, stream).covers(l->plan.workspaceBytes) &&
-          capturing(stream)) {
-        error = kPrepareInCapture;
+      // A captured split-K kernel would bake this stream's workspace into the graph, shared with
+      // every replay and every later call on the stream: split-K plans are not captured.
+      if (l->plan.workspaceBytes > 0 && capturing(stream)) {
+        error = kSplitKInCapture;
         return Status::declined;
       }
     }
@@ -209,9 +213,13 @@ Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const 
     error = why;
     return Status::launch_failed;
   }
-  if (!blas->hasHandle(context, stream) && capturing(stream)) {  // making one allocates
-    error = kPrepareInCapture;
-    return Status::declined;
+  std::optional<RelaxedCaptureMode> relaxed;  // making a handle allocates: never inside a capture of this stream
+  if (!blas->hasHandle(context, stream)) {
+    if (capturing(stream)) {
+      error = kPrepareInCapture;
+      return Status::declined;
+    }
+    relaxed.emplace(*driver_);
   }
   if (call.batch > INT_MAX) {
     error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
@@ -226,7 +234,12 @@ const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {
     std::shared_lock lock(launchesMutex_);
     if (auto it = launches_.find(key); it != launches_.end()) return it->second;  // another thread was first
   }
-  Launch launch = prepare(key);
+  // Preparing loads and allocates: allowed while another thread or stream captures a graph.
+  Launch launch;
+  {
+    RelaxedCaptureMode relaxed(*driver_);
+    launch = prepare(key);
+  }
   std::unique_lock lock(launchesMutex_);
   return launches_.emplace(key, std::move(launch)).first->second;
 }
@@ -247,7 +260,6 @@ int Dispatcher::currentOrdinal() {
 Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   Launch launch;
   const GemmProblem problem = key.problem();
-  const std::string size = problem.text();
   GpuSpec gpu;
   try {
     gpu = specs_.get(currentOrdinal());
@@ -272,12 +284,25 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
                    fmt::format("{}; sgemm() runs gemmtune's kernels where cuBLAS was measured fastest", why));
     plan = planner_.plan(gpu, asked, false);
   }
-  const Config fallback = defaultConfig(problem.layout);
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});
   attempts.push_back({plan.config, false});
-  if (!(plan.config == fallback)) attempts.push_back({fallback, false});
+  // Measured wins only: the measured configuration in its measured form, or nothing.
+  const Config fallback = defaultConfig(problem.layout);
+  if (!measuredWinsOnly_ && !(plan.config == fallback)) attempts.push_back({fallback, false});
+  loadFirst(launch, attempts, key.context, problem, plan, gpu);
+  if (measuredWinsOnly_ && launch.instance != plan.config.name()) {
+    launch = Launch{};
+    launch.declined = fmt::format("the measured {} cannot run these operands in its measured form (leading "
+                                  "dimensions, alignment): Options::measuredWinsOnly leaves it to the caller",
+                                  plan.config.name());
+  }
+  return launch;
+}
 
+void Dispatcher::loadFirst(Launch& launch, const std::vector<Attempt>& attempts, unsigned long long context,
+                           const GemmProblem& problem, const Plan& plan, const GpuSpec& gpu) {
+  const std::string size = problem.text();
   std::string why;
   for (std::size_t i = 0; i < attempts.size(); ++i) {
     Attempt a = attempts[i];
@@ -298,13 +323,13 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
       why.clear();
       for (const KernelLaunch& l : launchPlan.launches)
         if (auto v = gridLimitViolation(gpu, l.grid)) why = fmt::format("its grid does not fit the GPU: {}", v->reason);
-      if (why.empty()) m = module(key.context, a, launchPlan, plan, gpu, why);
+      if (why.empty()) m = module(context, a, launchPlan, plan, gpu, why);
     }
     if (m) {
       launch.kernel = m;
       launch.plan = std::move(launchPlan);
       launch.instance = name;
-      return launch;
+      return;
     }
     std::string next = i + 1 == attempts.size()    ? std::string("sgemm() fails with launch_failed")
                        : attempts[i + 1].config == attempts[i].config ? "compiling it with NVRTC instead"
@@ -314,7 +339,6 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
                    fmt::format("{} cannot be used on {} for {}: {}; {}", what, gpu.name, size, why, next));
   }
   launch.error = fmt::format("no kernel can run {} on {}: {}", size, gpu.name, why);
-  return launch;
 }
 
 Workspace& Dispatcher::workspaceOf(unsigned long long context, CUstream stream) {

@@ -43,6 +43,7 @@ class Dispatcher {
 
   // Batches per launch at most: with a kernel's K slices (64 at most) they share grid z.
   static constexpr long long kBatchesPerLaunch = kMaxGridYZ / 64;
+  static_assert(kBatchesPerLaunch == Library::kBatchesPerLaunch, "the public header says how many");
 
  private:
   // Everything a launch plan depends on: sizes, layout, leading dimensions, batch count and form,
@@ -91,6 +92,9 @@ class Dispatcher {
   Status runCublas(CUstream stream, unsigned long long context, const GemmCall& call, std::string& error);
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
+  // Loads the first of `attempts` that can run `problem` into `launch`, else sets its error.
+  void loadFirst(Launch& launch, const std::vector<Attempt>& attempts, unsigned long long context,
+                 const GemmProblem& problem, const Plan& plan, const GpuSpec& gpu);
   int currentOrdinal();
   // The workspace of launches on `stream` of `context` (split-K locks): one per stream, since
   // launches of one stream run in order and those of different streams may overlap.

@@ -191,7 +191,11 @@ std::string notAMeasuredWin(const Plan& plan) {
   if (plan.cublas) return fmt::format("cuBLAS is the fastest here ({})", plan.choice.note);
   if (plan.choice.match != Match::exact)
     return "no measured row for this problem on this GPU (Options::measuredWinsOnly leaves it to the caller)";
-  if (plan.choice.cublasGflops > 0 && plan.choice.measuredGflops < plan.choice.cublasGflops)
+  if (!(plan.choice.cublasGflops > 0))
+    return fmt::format("cuBLAS was not measured at {} on this GPU, so no row is known to beat it "
+                       "(Options::measuredWinsOnly leaves it to the caller)",
+                       plan.choice.measuredSize);
+  if (plan.choice.measuredGflops < plan.choice.cublasGflops)
     return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f} (Options::measuredWinsOnly leaves it to the "
                        "caller)",
                        plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops);

@@ -41,7 +41,8 @@ struct Plan {
 Config defaultConfig(const Layout& layout = {});
 
 // Why Library::Options::measuredWinsOnly leaves `plan` to the caller: cuBLAS's row, no exact
-// measured row, or one that did not beat cuBLAS's measured time; empty when the library runs it.
+// measured row, no cuBLAS measurement there, or a row that did not beat cuBLAS's measured time;
+// empty when the library runs it.
 std::string notAMeasuredWin(const Plan& plan);
 
 class Planner {

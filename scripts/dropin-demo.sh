@@ -23,6 +23,8 @@ losses() { grep '^step ' "$1"; }
 LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off "${train[@]}" >"$out/off.txt" 2>&1
 if diff <(losses "$out/plain.txt") <(losses "$out/off.txt") >/dev/null; then off="identical"; else off="DIFFER"; fi
 echo "off: losses $off bit for bit; $(grep 'drop-in' "$out/off.txt")"
+failed=0
+[ "$off" = identical ] || failed=1
 
 rm -f "$out/recorded.txt"
 LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off GEMMTUNE_RECORD="$out/recorded.txt" "${train[@]}" >"$out/record.txt" 2>&1
@@ -39,9 +41,12 @@ def losses(p): return [float.fromhex(l.split()[3]) for l in open(p) if l.startsw
 a, b = losses(sys.argv[1]), losses(sys.argv[2])
 worst = max(abs(x - y) / max(abs(x), 1e-30) for x, y in zip(a, b))
 print(f"measured: {len(b)} steps, largest relative loss difference {worst:.2e} (FP32 tolerance: 1e-4)")
+sys.exit(0 if len(a) == len(b) and worst <= 1e-4 else 1)
 PY
+[ $? -eq 0 ] || failed=1
 grep 'drop-in' "$out/measured.txt"
 
+rm -f "$out/time-plain.txt" "$out/time-shim.txt"
 for r in $(seq "${ROUNDS:-5}"); do
   "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-plain.txt"
   LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured GEMMTUNE_CUBLAS_REPORT=0 "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-shim.txt"
@@ -52,3 +57,4 @@ p, s = ([float(x) for x in open(f)] for f in sys.argv[1:3])
 mp, ms = statistics.median(p), statistics.median(s)
 print(f"step time, median of {len(p)} interleaved runs: plain {mp:.3f} ms, drop-in {ms:.3f} ms: {mp / ms:.3f}x")
 PY
+exit $failed

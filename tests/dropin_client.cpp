@@ -43,6 +43,10 @@ int main() {
   // Device scalars at a fake address: a host read of them would crash this program.
   const auto* deviceScalar = reinterpret_cast<const float*>(0x10);
   say("sgemm-device-scalars", cublasSgemm(h, N, N, 4, 5, 6, deviceScalar, A, 4, B, 6, deviceScalar, C, 4));
+  cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
+  const float zero = 0.0f;
+  say("sgemm-alpha0", cublasSgemm(h, N, N, 4, 5, 6, &zero, A, 4, B, 6, &beta, C, 4));
+  say("sgemm-lda-too-small", cublasSgemm(h, N, N, 4, 5, 6, &alpha, A, 3, B, 6, &beta, C, 4));
   cublasDestroy(h);
   std::fputs(fakeCublasLog(), stdout);
   return 0;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -46,12 +47,15 @@ struct Problem {
   int m, n, k, batch;
   float alpha, beta;
   bool nanC = false;  // C filled with NaN (beta 0 must not read it)
-  int lda() const { return (ta == CUBLAS_OP_N ? m : k) + 3; }
-  int ldb() const { return (tb == CUBLAS_OP_N ? k : n) + 2; }
-  int ldc() const { return m + 1; }
-  long long sizeA() const { return (long long)lda() * (ta == CUBLAS_OP_N ? k : m) + 5; }
-  long long sizeB() const { return (long long)ldb() * (tb == CUBLAS_OP_N ? n : k) + 5; }
-  long long sizeC() const { return (long long)ldc() * n + 5; }
+  bool nanA = false;  // A filled with NaN (alpha 0 must not read it)
+  // Dimensions below 0 (the invalid cases) size their buffers as 0.
+  int rows(int x) const { return std::max(x, 0); }
+  int lda() const { return rows(ta == CUBLAS_OP_N ? m : k) + 3; }
+  int ldb() const { return rows(tb == CUBLAS_OP_N ? k : n) + 2; }
+  int ldc() const { return rows(m) + 1; }
+  long long sizeA() const { return (long long)lda() * rows(ta == CUBLAS_OP_N ? k : m) + 5; }
+  long long sizeB() const { return (long long)ldb() * rows(tb == CUBLAS_OP_N ? n : k) + 5; }
+  long long sizeC() const { return (long long)ldc() * rows(n) + 5; }
 };
 
 double at(const std::vector<float>& x, long long base, int ld, bool t, int r, int c) {
@@ -73,13 +77,26 @@ double worstRatio(const Problem& p, const std::vector<float>& a, const std::vect
         }
         const long long ci = q * p.sizeC() + (long long)j * p.ldc() + i;
         const double old = p.beta == 0 ? 0 : c0[ci];
-        const double want = p.alpha * sum + p.beta * old;
+        const double want = (p.alpha == 0 ? 0.0 : p.alpha * sum) + p.beta * old;
         const double bound = 8.0 * std::max(p.k, 1) * std::ldexp(1.0, -24) *
-                                 (std::fabs(p.alpha) * mag + std::fabs(p.beta) * std::fabs(old)) + 1e-30;
+                                 ((p.alpha == 0 ? 0.0 : std::fabs(p.alpha) * mag) + std::fabs(p.beta) * std::fabs(old)) +
+                             1e-30;
         const double err = std::fabs(c[ci] - want);
         worst = std::max(worst, std::isfinite(c[ci]) ? err / bound : 1e30);
       }
   return worst;
+}
+
+// How many floats of C outside the product (ld padding, the tail after each batch) changed: a
+// kernel must write only the M x N of each batch.
+long long outsideChanged(const Problem& p, const std::vector<float>& c0, const std::vector<float>& c) {
+  long long changed = 0;
+  for (long long i = 0; i < (long long)c.size(); ++i) {
+    const long long inBatch = i % p.sizeC(), row = inBatch % p.ldc(), col = inBatch / p.ldc();
+    const bool inside = i / p.sizeC() < p.batch && col < p.n && row < p.m;
+    if (!inside && std::memcmp(&c[i], &c0[i], sizeof(float)) != 0) ++changed;
+  }
+  return changed;
 }
 
 enum class Entry { sgemm, strided, batched, gemmEx, stridedEx, batchedEx };
@@ -94,6 +111,7 @@ void runCase(cublasHandle_t h, const std::string& label, Entry e, const Problem&
   const int slots = std::max(p.batch, 1);  // an invalid batch count still gets memory
   auto a = randoms(p.sizeA() * slots), b = randoms(p.sizeB() * slots), c0 = randoms(p.sizeC() * slots);
   if (p.nanC) c0.assign(c0.size(), std::nanf(""));
+  if (p.nanA) a.assign(a.size(), std::nanf(""));
   Dev da(a), db(b), dc(c0), scalars({p.alpha, p.beta});
   std::vector<float*> pa, pb, pc;
   for (int q = 0; q < slots; ++q)
@@ -139,9 +157,12 @@ void runCase(cublasHandle_t h, const std::string& label, Entry e, const Problem&
   cudaDeviceSynchronize();
   std::printf("case %s status %d", label.c_str(), static_cast<int>(s));
   if (s == CUBLAS_STATUS_SUCCESS && p.m > 0 && p.n > 0 && p.batch > 0) {
-    const double r = worstRatio(p, a, b, c0, dc.get(c0.size()));
+    const auto c = dc.get(c0.size());
+    const double r = worstRatio(p, a, b, c0, c);
+    const long long outside = outsideChanged(p, c0, c);
     std::printf(" err/bound %.3g", r);
-    if (r > 1) ++failures, std::printf(" BAD");
+    if (outside > 0) std::printf(" outside-changed %lld", outside);
+    if (r > 1 || outside > 0) ++failures, std::printf(" BAD");
   }
   std::printf("\n");
   cudaFree(arrays);
@@ -200,6 +221,10 @@ int main() {
         }
   threads();
   runCase(h, "sgemm-beta0-nan-c", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_T, 64, 33, 17, 1, 1.0f, 0.0f, true}, false);
+  Problem alpha0{CUBLAS_OP_N, CUBLAS_OP_N, 20, 30, 40, 1, 0.0f, 1.0f};
+  alpha0.nanA = true;
+  runCase(h, "sgemm-alpha0-nan-a", Entry::sgemm, alpha0, false);
+  runCase(h, "sgemm-op-c", Entry::sgemm, {CUBLAS_OP_C, CUBLAS_OP_N, 37, 45, 29, 1, 1.0f, 1.0f}, false);
   runCase(h, "sgemm-k0", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_N, 5, 6, 0, 1, 1.0f, 2.0f}, false);
   runCase(h, "sgemm-m0", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_N, 0, 6, 4, 1, 1.0f, 2.0f}, false);
   runCase(h, "sgemm-negative-m", Entry::sgemm, {CUBLAS_OP_N, CUBLAS_OP_N, -1, 6, 4, 1, 1.0f, 0.0f}, false);

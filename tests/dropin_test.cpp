@@ -9,6 +9,9 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "CallRecorder.hpp"
 #include "CliRunner.hpp"
 #include "DropinPolicy.hpp"
@@ -47,7 +50,9 @@ const char* kForwarded =
     "cublasGemmStridedBatchedEx m=7 n=3 k=2 ops=01 ld=7,3,7 type=0 compute=69 batch=4\n"
     "cublasGemmBatchedEx m=7 n=3 k=2 ops=11 ld=2,3,7 type=0 compute=77 batch=5\n"
     "cublasSgemm_v2 m=4 n=5 k=6 ops=00 ld=4,6,4\n"
-    "cublasSgemm_v2 m=4 n=5 k=6 ops=00 ld=4,6,4\n";
+    "cublasSgemm_v2 m=4 n=5 k=6 ops=00 ld=4,6,4\n"
+    "cublasSgemm_v2 m=4 n=5 k=6 ops=00 ld=4,6,4\n"
+    "cublasSgemm_v2 m=4 n=5 k=6 ops=00 ld=3,6,4\n";
 
 struct ClientRun {
   test::ScratchDir dir;
@@ -88,13 +93,23 @@ TEST(DropinPolicy, ServesPlainFp32WithHostScalarsOnly) {
   EXPECT_NE(handleRefusal(CUBLAS_POINTER_MODE_HOST, CUBLAS_TENSOR_OP_MATH), "");
   EXPECT_NE(handleRefusal(CUBLAS_POINTER_MODE_DEVICE, CUBLAS_DEFAULT_MATH), "");
   const auto f = CUDA_R_32F;
-  EXPECT_EQ(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH), "");
-  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, CUBLAS_POINTER_MODE_HOST, CUBLAS_TF32_TENSOR_OP_MATH), "");
+  const auto host = CUBLAS_POINTER_MODE_HOST;
+  const auto algo = CUBLAS_GEMM_DEFAULT;
+  EXPECT_EQ(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, algo, host, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_EQ(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_ALGO23, host, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, algo, host, CUBLAS_TF32_TENSOR_OP_MATH), "");
   // Pedantic compute is FP32 whatever the math mode.
-  EXPECT_EQ(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_POINTER_MODE_HOST, CUBLAS_TF32_TENSOR_OP_MATH), "");
-  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_DEFAULT_MATH), "");
-  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH), "");
-  EXPECT_NE(exRefusal(CUDA_R_16F, f, f, CUBLAS_COMPUTE_32F, CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_EQ(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_PEDANTIC, algo, host, CUBLAS_TF32_TENSOR_OP_MATH), "");
+  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_PEDANTIC, algo, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F_FAST_TF32, algo, host, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_NE(exRefusal(CUDA_R_16F, f, f, CUBLAS_COMPUTE_32F, algo, host, CUBLAS_DEFAULT_MATH), "");
+  // Tensor-op algos and values cuBLAS does not define are cuBLAS's to judge.
+  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP, host, CUBLAS_DEFAULT_MATH), "");
+  EXPECT_NE(exRefusal(f, f, f, CUBLAS_COMPUTE_32F, static_cast<cublasGemmAlgo_t>(-7), host, CUBLAS_DEFAULT_MATH), "");
+  // alpha 0: BLAS reads neither A nor B.
+  EXPECT_NE(scalarRefusal(0.0f), "");
+  EXPECT_NE(scalarRefusal(-0.0f), "");
+  EXPECT_EQ(scalarRefusal(1e-30f), "");
 }
 
 TEST(DropinRecorder, AppendsWhatWasCountedSinceTheLastFlushAsShapeFileLines) {
@@ -143,15 +158,40 @@ TEST(DropinRecorder, AnUnwritableFileIsWarnedAboutOnceAndItsCountsKept) {
   EXPECT_NE(readFile(dir / "missing-dir" / "calls.txt").find("# calls=1"), std::string::npos);
 }
 
+// A child forked while counts are pending writes none of them (the parent does), and its own
+// calls are not recorded: the file holds each call once (found in review: a child exiting
+// normally appended the parent's counts again).
+TEST(DropinRecorder, AForkedChildWritesNothing) {
+  test::ScratchDir dir;
+  library::Warnings warnings;
+  const auto file = dir / "calls.txt";
+  CallRecorder recorder(file.string(), [](const GemmShape&) { return 1.0; }, warnings, std::chrono::hours(1));
+  recorder.count({4, 4, 4, {}, 1});
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    recorder.count({4, 4, 4, {}, 1});
+    recorder.flush();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_FALSE(std::filesystem::exists(file));
+  recorder.flush();
+  EXPECT_EQ(occurrences(readFile(file), "# calls="), 1) << readFile(file);
+  EXPECT_NE(readFile(file).find("# calls=1\n"), std::string::npos) << readFile(file);
+}
+
 TEST(DropinClient, WithoutAGpuEveryCallReachesCublasUnchangedWithItsStatus) {
   ClientRun run({});
   ASSERT_EQ(run.out.exitCode, 0) << run.out.err;
   EXPECT_NE(run.out.out.find(kForwarded), std::string::npos) << run.out.out;
   EXPECT_NE(run.out.out.find("status sgemm-negative-m 7\n"), std::string::npos) << run.out.out;
-  EXPECT_EQ(occurrences(run.out.out, " 0\n"), 11) << run.out.out;  // every other call succeeded
+  EXPECT_EQ(occurrences(run.out.out, " 0\n"), 13) << run.out.out;  // every other call succeeded (the stand-in)
   EXPECT_EQ(occurrences(run.out.err, "such calls go to cuBLAS"), 1) << run.out.err;  // said once
-  EXPECT_NE(run.out.err.find("gemmtune drop-in (GEMMTUNE_CUBLAS=measured): 10 FP32 GEMM calls, 0 served by gemmtune, "
-                             "10 forwarded to cuBLAS (3 not plain FP32"),
+  // The half-precision call, the malformed ones (m < 0, lda too small) are not counted.
+  EXPECT_NE(run.out.err.find("gemmtune drop-in (GEMMTUNE_CUBLAS=measured): 11 FP32 GEMM calls, 0 served by gemmtune, "
+                             "11 forwarded to cuBLAS (4 left to cuBLAS by their settings"),
             std::string::npos)
       << run.out.err;
 }
@@ -161,7 +201,7 @@ TEST(DropinClient, OffPassesEverythingThroughAndAnUnknownPolicyIsNamed) {
   ASSERT_EQ(off.out.exitCode, 0) << off.out.err;
   EXPECT_NE(off.out.out.find(kForwarded), std::string::npos) << off.out.out;
   EXPECT_EQ(off.out.err.find("such calls go to cuBLAS"), std::string::npos) << off.out.err;
-  EXPECT_NE(off.out.err.find("(GEMMTUNE_CUBLAS=off): 10 FP32 GEMM calls, 0 served"), std::string::npos) << off.out.err;
+  EXPECT_NE(off.out.err.find("(GEMMTUNE_CUBLAS=off): 11 FP32 GEMM calls, 0 served"), std::string::npos) << off.out.err;
 
   ClientRun odd({"GEMMTUNE_CUBLAS=sometimes", "GEMMTUNE_CUBLAS_REPORT=0"});
   ASSERT_EQ(odd.out.exitCode, 0) << odd.out.err;
@@ -176,9 +216,9 @@ TEST(DropinClient, RecordModeWritesEveryFp32CallInTheTunersView) {
   ASSERT_EQ(run.out.exitCode, 0) << run.out.err;
   const std::string text = readFile(file);
   // Column-major (opA, opB, m, n, k) is the row-major (opB, opA, n, m, k); the half-precision
-  // call and the malformed one are not recorded, TF32 and device-scalar calls are.
+  // call and the malformed ones are not recorded, TF32, device-scalar and alpha-0 calls are.
   EXPECT_NE(text.find("5x4x6 nn batch=1 "), std::string::npos) << text;
-  EXPECT_NE(text.find("# calls=6\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# calls=7\n"), std::string::npos) << text;
   EXPECT_NE(text.find("9x8x10 nt batch=3 "), std::string::npos) << text;
   EXPECT_NE(text.find("9x8x10 tn batch=2 "), std::string::npos) << text;
   EXPECT_NE(text.find("3x7x2 tn batch=4 "), std::string::npos) << text;
@@ -200,7 +240,7 @@ TEST(DropinClient, SeveralProcessesRecordIntoOneFile) {
   const auto problems = readShapeFile(file);
   ASSERT_EQ(problems.size(), 5u);
   for (const auto& p : problems)
-    if (p.shape == GemmShape{5, 4, 6, {}, 1}) EXPECT_NEAR(p.weight, 4 * 6 * 2.0 * 5 * 4 * 6 / 1e9, 1e-12);
+    if (p.shape == GemmShape{5, 4, 6, {}, 1}) EXPECT_NEAR(p.weight, 4 * 7 * 2.0 * 5 * 4 * 6 / 1e9, 1e-12);
 }
 
 TEST(DropinClient, ANamedCublasThatCannotLoadFailsEachEntryPointWithOneWarning) {

@@ -59,6 +59,7 @@ Status captureAndReplay(Product& p, Library& lib, CUstream s) {
     CUgraphExec exec = nullptr;
     drv().check(drv().cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags");
     p.dc.fill32(0);
+    drv().check(drv().cuCtxSynchronize(), "cuCtxSynchronize");  // the fill is on the legacy stream, s does not wait for it
     drv().check(drv().cuGraphLaunch(exec, s), "cuGraphLaunch");
     drv().check(drv().cuStreamSynchronize(s), "cuStreamSynchronize");
     drv().cuGraphExecDestroy(exec);

@@ -1,6 +1,6 @@
 // Library::Options::measuredWinsOnly (the cuBLAS drop-in's default policy), without a GPU: which
 // plans are left to the caller — cuBLAS's row, a nearest-size answer, an exact row slower than
-// cuBLAS's measured time — and that best() reports cuBLAS's measured rate at the row's size.
+// cuBLAS's measured time or one where cuBLAS was never measured — and that best() reports cuBLAS's measured rate at the row's size.
 // Run: ctest -R libraryMeasuredWins
 #include <gtest/gtest.h>
 
@@ -25,6 +25,7 @@ struct MeasuredWinsFixture : ::testing::Test {
     const auto slow = test::okResult(kBt, 2048, 2048, 2048, 9000, gpu);
     test::writeDatabase(dbPath, gpu,
                         {fast, slow, test::okResult(kBt, 1024, 1024, 1024, 5000, gpu),
+                         test::okResult(kBt, 512, 512, 512, 4000, gpu),  // cuBLAS never measured here
                          test::cublasResult("nn", 1024, 1024, 1024, 30000, gpu)});
     db::Database database(dbPath, {db::OpenMode::ReadWrite, db::OpenCheck::Quick});
     db::SqliteStore store(database);
@@ -60,6 +61,8 @@ TEST_F(libraryMeasuredWins, OnlyAnExactRowThatBeatCublasIsServed) {
   const std::string slower = library::notAMeasuredWin(plan(2048, 2048, 2048));
   EXPECT_NE(slower.find("9000 GFLOP/s here, cuBLAS 12000"), std::string::npos) << slower;
   EXPECT_NE(library::notAMeasuredWin(plan(1024, 1024, 1024)).find("cuBLAS is the fastest"), std::string::npos);
+  const std::string unknown = library::notAMeasuredWin(plan(512, 512, 512));
+  EXPECT_NE(unknown.find("cuBLAS was not measured at 512"), std::string::npos) << unknown;
   const library::Plan nearest = plan(3000, 3000, 3000);
   EXPECT_NE(nearest.choice.match, Match::exact);
   EXPECT_NE(library::notAMeasuredWin(nearest), "");

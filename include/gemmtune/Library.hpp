@@ -105,9 +105,11 @@ class Library {
     // --seen` (docs/library.md, "Recorded shapes"). $GEMMTUNE_RECORD_SEEN=0 also turns it off.
     bool recordSeen = true;
     // Run only where this GPU has an exact measured row of a gemmtune kernel that beat cuBLAS
-    // there (problem, layout and batch; Choice::match exact, measuredGflops >= cublasGflops);
-    // every other call returns Status::declined without launching anything. The cuBLAS drop-in
-    // (libgemmtune_cublas.so) uses it to leave the rest to cuBLAS.
+    // there (problem, layout and batch; Choice::match exact, cuBLAS measured at that problem and
+    // measuredGflops >= cublasGflops), in the form that was measured (operands whose leading
+    // dimensions or alignment need another form are declined too); every other call returns
+    // Status::declined without launching anything. The cuBLAS drop-in (libgemmtune_cublas.so)
+    // uses it to leave the rest to cuBLAS.
     bool measuredWinsOnly = false;
   };
   explicit Library(const Options& options);
@@ -165,6 +167,10 @@ class Library {
 
   // The message for this thread's last non-ok Status.
   static std::string lastError();
+
+  // Batches one launch holds at most (grid z); a call of more runs as several launches, and a
+  // launch_failed from a later one leaves the earlier batches written.
+  static constexpr int kBatchesPerLaunch = 1023;
 
  private:
   Status run(CUstream_st* stream, const library::GemmCall& call) noexcept;
