@@ -12,11 +12,6 @@ Workspace::~Workspace() {
   for (CUdeviceptr p : retired_) driver_.cuMemFree(p);
 }
 
-bool Workspace::covers(long long bytes) {
-  std::lock_guard lock(mutex_);
-  return bytes <= bytes_;
-}
-
 CUresult Workspace::reserve(long long bytes, CUstream stream, CUdeviceptr& ptr) {
   ptr = 0;
   if (bytes <= 0) return CUDA_SUCCESS;

@@ -25,8 +25,6 @@ class Workspace {
   // work, into `ptr` (0 when `bytes` is 0); the driver's error (CUDA_ERROR_OUT_OF_MEMORY, ...)
   // otherwise. LoadedKernel::run reserves a plan's workspace through it.
   CUresult reserve(long long bytes, CUstream stream, CUdeviceptr& ptr);
-  // Whether reserve(bytes) would allocate nothing (what a stream capturing a graph needs).
-  bool covers(long long bytes);
 
  private:
   const CudaDriver& driver_;

@@ -68,9 +68,9 @@ Status run(Library& lib, cudaStream_t stream, const library::GemmCall& c, Cublas
 
 // What a status other than ok and declined means for the call: forwarded (nothing ran), or failed
 // when a later launch of several failed (forwarding would apply beta twice to earlier batches).
-std::optional<cublasStatus_t> afterFailure(DropinState& s, Status status, long long batch) {
+std::optional<cublasStatus_t> afterFailure(DropinState& s, Status status) {
   s.counts.failed.fetch_add(1, std::memory_order_relaxed);
-  const bool partial = status == Status::launch_failed && batch > Library::kBatchesPerLaunch;
+  const bool partial = status == Status::partial_failure;
   // An invalid argument is cuBLAS's to report (it gets the call); anything else is said once.
   if (status != Status::invalid_argument)
     s.warnings().once(std::string("status|") + toString(status) + (partial ? "|partial" : ""),
@@ -115,7 +115,7 @@ std::optional<cublasStatus_t> serve(cublasHandle_t handle, const CublasCall& cal
       s.counts.declined.fetch_add(1, std::memory_order_relaxed);
       return std::nullopt;
     }
-    return afterFailure(s, status, c.batch);
+    return afterFailure(s, status);
   } catch (...) {  // out of memory while describing: cuBLAS computes it
     return std::nullopt;
   }

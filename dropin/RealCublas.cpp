@@ -48,10 +48,12 @@ void* findLibrary(std::string& path, std::string& why) {
   for (const char* soname : kSonames)
     if (void* h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) {
       if (loaded) {
-        state().warnings().once("two-cublas", fmt::format("gemmtune drop-in: {} and {} are both loaded; calls go to "
-                                                          "{} (set GEMMTUNE_REAL_CUBLAS to the program's if that is "
-                                                          "wrong, or GEMMTUNE_CUBLAS=off)",
+        state().warnings().once("two-cublas", fmt::format("gemmtune drop-in: {} and {} are both loaded and the "
+                                                          "drop-in cannot tell whose handle a call carries; calls go "
+                                                          "to {} (if the program's is the other, set "
+                                                          "GEMMTUNE_REAL_CUBLAS to it or run without the drop-in)",
                                                           kSonames[0], kSonames[1], path));
+        dlclose(h);
         break;
       }
       loaded = h, path = soname;

@@ -153,8 +153,12 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
     }
     for (long long first = 0; first < call.batch; first += per) {
       const long long count = std::min(per, call.batch - first);
-      if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error); s != Status::ok)
-        return s;
+      if (Status s = run(count == per ? full : tail, stream, context, argsOf(call, first, count), error);
+          s != Status::ok) {
+        if (first == 0) return s;  // nothing ran
+        error = fmt::format("after {} of {} batches were enqueued: {}", first, call.batch, error);
+        return Status::partial_failure;
+      }
     }
     if (full.seen) full.seen->count();  // one per call, however many launches it took
     return Status::ok;
@@ -270,7 +274,7 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   GemmShape asked = problem.shape();
   asked.batch = key.callBatch;  // tuned rows are the whole call's
   Plan plan = planner_.plan(gpu, asked);
-  if (measuredWinsOnly_) launch.declined = notAMeasuredWin(plan);
+  if (measuredWinsOnly_) launch.declined = notAMeasuredWin(plan, problem);
   if (!launch.declined.empty()) return launch;
   if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   if (plan.cublas) {
@@ -291,11 +295,9 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   const Config fallback = defaultConfig(problem.layout);
   if (!measuredWinsOnly_ && !(plan.config == fallback)) attempts.push_back({fallback, false});
   loadFirst(launch, attempts, key.context, problem, plan, gpu);
-  if (measuredWinsOnly_ && launch.instance != plan.config.name()) {
-    launch = Launch{};
-    launch.declined = fmt::format("the measured {} cannot run these operands in its measured form (leading "
-                                  "dimensions, alignment): Options::measuredWinsOnly leaves it to the caller",
-                                  plan.config.name());
+  if (measuredWinsOnly_ && !launch.error.empty()) {  // the measured kernel cannot be loaded: the caller runs it
+    launch.declined = fmt::format("{} (Options::measuredWinsOnly leaves it to the caller)", launch.error);
+    launch.error.clear();
   }
   return launch;
 }

@@ -47,6 +47,7 @@ const char* toString(Status status) {
     case Status::no_gpu: return "no_gpu";
     case Status::launch_failed: return "launch_failed";
     case Status::declined: return "declined";
+    case Status::partial_failure: return "partial_failure";
   }
   return "launch_failed";
 }

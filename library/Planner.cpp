@@ -187,7 +187,7 @@ Plan Planner::planOf(serving::LookupResult& r, const GemmShape& shape) {
   return p;
 }
 
-std::string notAMeasuredWin(const Plan& plan) {
+std::string notAMeasuredWin(const Plan& plan, const GemmProblem& problem) {
   if (plan.cublas) return fmt::format("cuBLAS is the fastest here ({})", plan.choice.note);
   if (plan.choice.match != Match::exact)
     return "no measured row for this problem on this GPU (Options::measuredWinsOnly leaves it to the caller)";
@@ -199,6 +199,10 @@ std::string notAMeasuredWin(const Plan& plan) {
     return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f} (Options::measuredWinsOnly leaves it to the "
                        "caller)",
                        plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops);
+  if (const LaunchPlan launch = planLaunch(plan.config, problem); !launch.runnable())
+    return fmt::format("{} cannot run these operands in its measured form ({}): Options::measuredWinsOnly leaves "
+                       "it to the caller",
+                       plan.choice.instance, launch.refusal);
   return {};
 }
 

@@ -40,10 +40,11 @@ struct Plan {
 // for any problem of that layout.
 Config defaultConfig(const Layout& layout = {});
 
-// Why Library::Options::measuredWinsOnly leaves `plan` to the caller: cuBLAS's row, no exact
-// measured row, no cuBLAS measurement there, or a row that did not beat cuBLAS's measured time;
-// empty when the library runs it.
-std::string notAMeasuredWin(const Plan& plan);
+// Why Library::Options::measuredWinsOnly leaves `plan` for `problem` to the caller: cuBLAS's row,
+// no exact measured row, no cuBLAS measurement there, a row that did not beat cuBLAS's measured
+// time, or operands (leading dimensions, alignment) its measured form cannot run (another form
+// is another kernel); empty when the library runs it.
+std::string notAMeasuredWin(const Plan& plan, const GemmProblem& problem);
 
 class Planner {
  public:

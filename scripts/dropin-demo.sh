@@ -32,7 +32,9 @@ echo "recorded $(grep -vc '^#' "$out/recorded.txt") problems:"; grep -v '^#' "$o
 t0=$(date +%s)
 "$build/cli/gemmtune" tune --gpu auto --shapes "$out/recorded.txt" --families cutlass,thin,cublas \
   ${DEMO_TUNE_ARGS:-} >"$out/tune.txt" 2>"$out/tune.log"
-echo "tune --shapes: rc=$? in $(( $(date +%s) - t0 )) s"
+rc=$?
+echo "tune --shapes: rc=$rc in $(( $(date +%s) - t0 )) s"
+[ $rc -eq 0 ] || failed=1
 
 LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured "${train[@]}" >"$out/measured.txt" 2>&1
 python3 - "$out/plain.txt" "$out/measured.txt" <<'PY'
@@ -45,6 +47,8 @@ sys.exit(0 if len(a) == len(b) and worst <= 1e-4 else 1)
 PY
 [ $? -eq 0 ] || failed=1
 grep 'drop-in' "$out/measured.txt"
+# Nothing served would make the comparison above say nothing.
+grep -Eq ' [1-9][0-9]* served by gemmtune' "$out/measured.txt" || { echo "measured: nothing served"; failed=1; }
 
 rm -f "$out/time-plain.txt" "$out/time-shim.txt"
 for r in $(seq "${ROUNDS:-5}"); do

@@ -2,6 +2,8 @@
 // inside a capture is declined — nothing allocated, loaded or launched, the capture still valid —
 // and once called outside, it is captured like any launch and the replayed graph computes it. The
 // same for cuBLAS's rows: a stream without its cuBLAS handle yet is declined inside a capture.
+// Preparing on one stream while another captures leaves that capture valid; split-K plans are
+// declined in any capture.
 // Run: ctest -L gpu -R libraryCapture --output-on-failure
 #include <gtest/gtest.h>
 
@@ -24,10 +26,12 @@ const CudaDriver& drv() { return CudaDriver::get(); }
 // A row-major M x N x K product of small integers (exact in FP32 whatever the order), its
 // operands on the GPU and its expected C.
 struct Product {
-  int m = 67, n = 45, k = 37;
+  int m, n, k;
   std::vector<float> a, b, expected;
   DeviceBuffer da, db, dc;
-  Product() : a(m * k), b(k * n), expected(m * n, 0.0f), da(a.size() * 4), db(b.size() * 4), dc(expected.size() * 4) {
+  explicit Product(int m_ = 67, int n_ = 45, int k_ = 37)
+      : m(m_), n(n_), k(k_), a(m * k), b(k * n), expected(m * n, 0.0f), da(a.size() * 4), db(b.size() * 4),
+        dc(expected.size() * 4) {
     std::mt19937 rng(3);
     std::uniform_int_distribution<int> d(-4, 4);
     for (auto& v : a) v = static_cast<float>(d(rng));
@@ -111,6 +115,47 @@ TEST(libraryCapture, ACublasRowOnAStreamWithoutItsHandleIsDeclinedInACapture) {
   drv().check(drv().cuStreamSynchronize(s.b), "cuStreamSynchronize");
   ASSERT_EQ(captureAndReplay(p, lib, s.b), Status::ok) << Library::lastError();
   EXPECT_EQ(p.result(), p.expected);
+}
+
+// A new shape prepared (compiled, loaded) on one stream while another stream of this thread
+// captures in global mode, as PyTorch captures: the capture survives (found in review: preparing
+// made calls a global capture forbids, which invalidated it).
+TEST(libraryCapture, PreparingWhileAnotherStreamCapturesLeavesThatCaptureValid) {
+  if (!CudaDriver::available()) GTEST_SKIP() << "no CUDA driver/GPU";
+  PrimaryContext context(0);
+  test::ScratchDir dir;
+  Library lib(Library::Options{{(dir / "none.db").string()}, true, false});
+  Product p(33, 65, 17);
+  Streams s;
+  drv().check(drv().cuStreamBeginCapture(s.a, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
+  const Status status = p.run(lib, s.b);
+  CUgraph graph = nullptr;
+  EXPECT_EQ(drv().cuStreamEndCapture(s.a, &graph), CUDA_SUCCESS) << "the capture on the other stream was invalidated";
+  if (graph) drv().cuGraphDestroy(graph);
+  ASSERT_EQ(status, Status::ok) << Library::lastError();
+  drv().check(drv().cuStreamSynchronize(s.b), "cuStreamSynchronize");
+  EXPECT_EQ(p.result(), p.expected);
+}
+
+// A split-K plan is never captured: a graph would share the stream's workspace with every replay.
+TEST(libraryCapture, ASplitKPlanIsDeclinedInACaptureEvenOncePrepared) {
+  if (!CudaDriver::available()) GTEST_SKIP() << "no CUDA driver/GPU";
+  PrimaryContext context(0);
+  test::ScratchDir dir;
+  const GpuSpec gpu = queryGpu(0);
+  Product p(64, 64, 2048);
+  db::ResultRecord row = test::okResult("thin_bm32_bn64_bk32_tm4_tn4_st2_sk4", p.m, p.n, p.k, 500, gpu);
+  row.key.driverVersion = drv().version();
+  row.cubin.clear();  // compiled with NVRTC on first use
+  test::writeDatabase(dir / "tune.db", gpu, {row});
+  Library lib(Library::Options{{(dir / "tune.db").string()}, false, false});
+  ASSERT_EQ(lib.best(0, p.m, p.n, p.k).instance, "thin_bm32_bn64_bk32_tm4_tn4_st2_sk4");
+  Streams s;
+  ASSERT_EQ(p.run(lib, s.a), Status::ok) << Library::lastError();  // prepared, its workspace allocated
+  drv().check(drv().cuStreamSynchronize(s.a), "cuStreamSynchronize");
+  EXPECT_EQ(p.result(), p.expected);
+  EXPECT_EQ(captureAndReplay(p, lib, s.a), Status::declined);
+  EXPECT_NE(Library::lastError().find("split-K"), std::string::npos) << Library::lastError();
 }
 
 }  // namespace

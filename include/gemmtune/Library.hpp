@@ -71,11 +71,16 @@ enum class Status {
   invalid_argument,  // a dimension < 1, a leading dimension too small for the layout, a null pointer or
                      // array, a batch count < 1, a negative stride, batches whose C overlap
   no_gpu,            // no CUDA driver, or no current context on this thread
-  launch_failed,     // the driver refused the launch (the message says why)
+  launch_failed,     // the driver refused the launch, or no kernel could be loaded (the message says
+                     // why); nothing ran and C is untouched
   declined,          // nothing was launched and C is untouched; run the call some other way: the
                      // library would have to prepare it (plan, load, allocate) on a stream that is
-                     // capturing a CUDA graph (call the shape once before capturing), or
-                     // Options::measuredWinsOnly leaves it to the caller
+                     // capturing a CUDA graph (call the shape once before capturing), its plan
+                     // splits K (split-K kernels are never captured: a graph would share the
+                     // stream's workspace with every replay), or Options::measuredWinsOnly leaves
+                     // it to the caller
+  partial_failure,   // a call of several launches (more than kBatchesPerLaunch batches) failed after
+                     // its first: the batches before the failed launch were written, the rest not
 };
 
 const char* toString(Match match);
@@ -135,8 +140,10 @@ class Library {
   // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. Thread-safe; never throws.
   // The first call per context and shape chooses and loads the kernel (NVRTC only when the
   // database holds no usable binary); later calls cost a hash lookup plus the launch. Under CUDA
-  // graph capture a prepared shape is captured like any launch; one that still needs preparing
-  // returns Status::declined (preparing allocates and loads, which a capture forbids). Launches
+  // graph capture a prepared shape is captured like any launch; one that still needs preparing on
+  // the capturing stream, or whose plan splits K, returns Status::declined (preparing allocates and
+  // loads, which a capture forbids; a split-K workspace must not be shared by graph replays).
+  // Preparing while another stream or thread captures is done in relaxed capture mode. Launches
   // are asynchronous: a fault inside the kernel surfaces at the next synchronisation. Kernels
   // that split K (serial split-K) use a small workspace the library allocates once per context
   // and stream and keeps until it is destroyed; calls on one stream share it in stream order.
@@ -168,8 +175,8 @@ class Library {
   // The message for this thread's last non-ok Status.
   static std::string lastError();
 
-  // Batches one launch holds at most (grid z); a call of more runs as several launches, and a
-  // launch_failed from a later one leaves the earlier batches written.
+  // Batches one launch holds at most (grid z); a call of more runs as several launches (a later
+  // one failing gives Status::partial_failure).
   static constexpr int kBatchesPerLaunch = 1023;
 
  private:
