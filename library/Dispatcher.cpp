@@ -276,18 +276,20 @@ Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   Plan plan = planner_.plan(gpu, asked);
   if (measuredWinsOnly_) launch.declined = notAMeasuredWin(plan, problem);
   if (!launch.declined.empty()) return launch;
-  if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   if (plan.cublas) {
     std::string why;
     if (CublasRuntime::get(why)) {
       launch.cublas = true;
       launch.instance = plan.choice.instance;
+      if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
       return launch;
     }
     warnings_.once("cublas-unavailable",
                    fmt::format("{}; sgemm() runs gemmtune's kernels where cuBLAS was measured fastest", why));
     plan = planner_.plan(gpu, asked, false);
   }
+  // Counted by the plan that runs: without cuBLAS, its exact row may have become a nearest answer.
+  if (seen_) launch.seen = seen_->counterFor(gpu, asked, plan);
   std::vector<Attempt> attempts;
   if (!plan.cubin.empty()) attempts.push_back({plan.config, true});
   attempts.push_back({plan.config, false});

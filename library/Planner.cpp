@@ -58,8 +58,8 @@ std::vector<std::string> defaultStores(const std::string& userDb) {
 Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas)
     : Planner(defaultStores(dbPath.string()), warnings, cublas) {}
 
-Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas)
-    : warnings_(warnings), cublas_(cublas) {
+Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas, bool measuredWinsOnly)
+    : warnings_(warnings), cublas_(cublas), measuredWinsOnly_(measuredWinsOnly) {
   std::vector<std::string> wanted = locations.empty() ? defaultStores({}) : locations;
   std::vector<std::pair<std::size_t, std::string>> missing;  // warned only when no store is usable
   for (const auto& location : wanted) {
@@ -77,8 +77,7 @@ Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, 
   for (const auto& s : sources_) anyUsable = anyUsable || s.lookup;
   if (!anyUsable)
     for (const auto& s : sources_)
-      warnings_.once(s.unusable,
-                     fmt::format("{}: sgemm() runs the built-in default kernel {}", s.unusable, defaultConfig().name()));
+      warnings_.once(s.unusable, fmt::format("{}: {}", s.unusable, withoutRows(Layout{})));
 }
 
 Planner::~Planner() = default;
@@ -113,7 +112,12 @@ void Planner::giveUp(Source& source, const std::string& why, bool quiet) {
   source.unusable = why;
   // Missing and empty stores are reported by the constructor, only when none is usable.
   if (!quiet)
-    warnings_.once(why, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig().name()));
+    warnings_.once(why, fmt::format("{}: {}", why, withoutRows(Layout{})));
+}
+
+std::string Planner::withoutRows(const Layout& layout) const {
+  if (measuredWinsOnly_) return "sgemm() declines those calls (Options::measuredWinsOnly: no measured row)";
+  return "sgemm() runs the built-in default kernel " + defaultConfig(layout).name();
 }
 
 std::string Planner::locations() const {
@@ -154,7 +158,7 @@ Plan Planner::plan(const GpuSpec& gpu, const GemmShape& shape, bool allowCublas)
   if (!anyUsable) return fallback(unusable, shape.layout);
   if (!found) {
     std::string why = fmt::format("no valid tuned result for {} in {}; {}", gpu.name, locations(), kTuneHint);
-    warnings_.once("gpu:" + gpu.name, fmt::format("{}: sgemm() runs the built-in default kernel {}", why, defaultConfig(shape.layout).name()));
+    warnings_.once("gpu:" + gpu.name, fmt::format("{}: {}", why, withoutRows(shape.layout)));
     return fallback(why, shape.layout);
   }
   return planOf(*found, shape);

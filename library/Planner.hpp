@@ -54,7 +54,9 @@ class Planner {
   // `cublas`: cuBLAS's rows may answer (Library::Options::cublas); false: gemmtune's kernels only.
   Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas = true);
   // Exactly these store locations, highest precedence first (empty: as above).
-  Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas = true);
+  // `measuredWinsOnly` (Library::Options) changes only what the warnings say the library does.
+  Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas = true,
+          bool measuredWinsOnly = false);
   ~Planner();
 
   // `allowCublas` false: gemmtune's kernels only even where cuBLAS may answer (cuBLAS could not
@@ -75,6 +77,8 @@ class Planner {
   // `quiet`: no warning now (a missing or empty store among several, when another one is usable).
   void giveUp(Source& source, const std::string& why, bool quiet = false);
   std::string locations() const;
+  // What sgemm() does where no row answers: the warnings' second half.
+  std::string withoutRows(const Layout& layout) const;
   // The lookup of `source` that answers with or without cuBLAS.
   serving::Lookup& lookupOf(Source& source, bool cublas);
   // The plan a lookup's answer `r` for `shape` gives.
@@ -82,6 +86,7 @@ class Planner {
 
   Warnings& warnings_;
   bool cublas_;
+  bool measuredWinsOnly_;
   std::mutex mutex_;  // one connection per store; plans are made on first use only
   std::vector<Source> sources_;
 };

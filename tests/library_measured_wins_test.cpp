@@ -90,4 +90,18 @@ TEST_F(libraryMeasuredWins, BestReportsCublasBesideTheRowAndZeroWhereItWasNotMea
   EXPECT_DOUBLE_EQ(lib.best(gpu, 1024, 1024, 1024).cublasGflops, 0);  // no baseline at 1024
 }
 
-TEST(libraryMeasuredWinsNames, DeclinedHasAName) { EXPECT_STREQ(toString(Status::declined), "declined"); }
+TEST(libraryMeasuredWinsNames, DeclinedAndPartialFailureHaveNames) {
+  EXPECT_STREQ(toString(Status::declined), "declined");
+  EXPECT_STREQ(toString(Status::partial_failure), "partial_failure");
+}
+
+// Without a database, the warning says what measuredWinsOnly does (it declines), not that the
+// default kernel runs (found in review: the drop-in's users read that and expected our kernels).
+TEST_F(libraryMeasuredWins, TheNoDatabaseWarningSaysCallsAreDeclined) {
+  test::WarningCapture capture;
+  Library::Options options{{(dir / "nowhere" / "tune.db").string()}};
+  options.measuredWinsOnly = true;
+  Library lib(options);
+  ASSERT_EQ(capture.warnings().size(), 1u) << capture.joined();
+  EXPECT_NE(capture.warnings()[0].find("sgemm() declines those calls"), std::string::npos) << capture.joined();
+}
