@@ -21,3 +21,9 @@ if(TARGET gemmtune_cublas AND TARGET CUDA::cublas AND TARGET CUDA::cudart)
   target_compile_definitions(dropin_gpu_test PRIVATE GEMMTUNE_DROPIN="$<TARGET_FILE:gemmtune_cublas>")
   add_dependencies(dropin_gpu_test gemmtune_cublas)
 endif()
+
+# What the drop-in exposes to the host program: six entry points, no run path.
+if(TARGET gemmtune_cublas)
+  add_test(NAME dropin_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/dropin_exports_test.sh $<TARGET_FILE:gemmtune_cublas>)
+  set_tests_properties(dropin_exports PROPERTIES LABELS cpu)
+endif()
