@@ -48,6 +48,11 @@ class ParamBinder {
     st_.bind(next_++, value);
     return *this;
   }
+  // A problem as every table stores it: m, n, k, layout, batch, beta_class (readProblem's order).
+  ParamBinder& problem(const ProblemKey& p) {
+    return (*this)(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k))(
+        p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass);
+  }
   ParamBinder& blob(std::string_view bytes) {
     if (bytes.empty())
       st_.bindNull(next_++);
@@ -65,11 +70,9 @@ template <class St>
 void bindResult(St& st, int first, const ResultRecord& r) {
   std::optional<double> gflops = r.gflops;
   if (!gflops && r.medianMs && *r.medianMs > 0) gflops = gflopsOf(r.key.problem, *r.medianMs);
-  const auto& p = r.key.problem;
   ParamBinder<St> bind(st, first);
-  bind(r.family)(r.instance())(r.params);
-  bind(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k));
-  bind(p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass)(r.status)(r.statusReason)(r.errorText);
+  bind(r.family)(r.instance())(r.params).problem(r.key.problem);
+  bind(r.status)(r.statusReason)(r.errorText);
   bind(r.medianMs)(r.minMs)(r.spread)(r.reps)(r.partial ? 1 : 0)(gflops)(r.maxError)(r.smClockMHz);
   bind(r.threadsPerBlock)(r.registers)(r.staticSmemBytes)(r.dynamicSmemBytes)(r.stackFrameBytes);
   bind(r.spillStoreBytes)(r.spillLoadBytes)(r.occupancy)(r.limiter);
@@ -84,18 +87,21 @@ std::optional<int> optionalInt(const St& st, int c) {
   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
+// The six problem columns from `first` on (ParamBinder::problem's order).
+template <class St>
+ProblemKey readProblem(const St& st, int first) {
+  return {st.getInt64(first), st.getInt64(first + 1), st.getInt64(first + 2), st.getText(first + 3),
+          st.getText(first + 5), st.getInt64(first + 4)};
+}
+
 template <class St>
 void readResult(const St& st, int first, ResultRecord& r) {
   int i = first;
   r.family = st.getText(i++);
   r.key.instance = st.getText(i++);
   r.params = st.getText(i++);
-  r.key.problem.m = st.getInt64(i++);
-  r.key.problem.n = st.getInt64(i++);
-  r.key.problem.k = st.getInt64(i++);
-  r.key.problem.layout = st.getText(i++);
-  r.key.problem.batch = st.getInt64(i++);
-  r.key.problem.betaClass = st.getText(i++);
+  r.key.problem = readProblem(st, i);
+  i += 6;
   r.status = st.getText(i++);
   r.statusReason = st.getText(i++);
   r.errorText = st.getText(i++);

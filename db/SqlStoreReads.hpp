@@ -173,8 +173,8 @@ std::vector<StoredBaseline> SqlStore<Conn, Tx>::baselines() const {
   return retried([&] {
     std::vector<StoredBaseline> out;
     auto st = db_.prepare(
-        "SELECT g.fingerprint, u.uid, b.library, b.library_version, b.m, b.n, b.k, b.layout, b.beta_class, "
-        "b.median_ms, b.gflops, b.measured_at, b.batch FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
+        "SELECT g.fingerprint, u.uid, b.library, b.library_version, b.m, b.n, b.k, b.layout, b.batch, "
+        "b.beta_class, b.median_ms, b.gflops, b.measured_at FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
         "JOIN runs u ON u.id = b.run_id ORDER BY b.id");
     while (st.step()) {
       StoredBaseline b;
@@ -182,10 +182,10 @@ std::vector<StoredBaseline> SqlStore<Conn, Tx>::baselines() const {
       b.runUid = st.getText(1);
       b.library = st.getText(2);
       b.libraryVersion = st.getText(3);
-      b.problem = {st.getInt64(4), st.getInt64(5), st.getInt64(6), st.getText(7), st.getText(8), st.getInt64(12)};
-      b.medianMs = st.getDouble(9);
-      b.gflops = st.getDouble(10);
-      b.measuredAt = st.getText(11);
+      b.problem = sqlstore::readProblem(st, 4);
+      b.medianMs = st.getDouble(10);
+      b.gflops = st.getDouble(11);
+      b.measuredAt = st.getText(12);
       out.push_back(std::move(b));
     }
     return out;
@@ -199,9 +199,7 @@ std::optional<double> SqlStore<Conn, Tx>::baselineGflops(std::int64_t gpuId, con
     auto st = db_.prepare(
         "SELECT gflops FROM baselines WHERE gpu_id = ? AND library = ? AND m = ? AND n = ? AND k = ? AND layout = ? "
         "AND batch = ? AND beta_class = ? ORDER BY measured_at DESC LIMIT 1");
-    st.bind(1, gpuId).bind(2, library).bind(3, static_cast<std::int64_t>(p.m)).bind(4, static_cast<std::int64_t>(p.n));
-    st.bind(5, static_cast<std::int64_t>(p.k)).bind(6, p.layout).bind(7, static_cast<std::int64_t>(p.batch));
-    st.bind(8, p.betaClass);
+    sqlstore::ParamBinder(st, 1)(gpuId)(library).problem(p);
     if (st.step()) return st.getDouble(0);
     return std::nullopt;
   });

@@ -38,10 +38,7 @@ void SqlStore<Conn, Tx>::recordSeen(const GpuSpec& gpu, std::span<const SeenReco
       "SET calls = seen.calls + excluded.calls, time_ms = seen.time_ms + excluded.time_ms, "
       "last_seen = excluded.last_seen");
   for (const auto& r : records) {
-    const auto& p = r.problem;
-    sqlstore::ParamBinder bind(st, 1);
-    bind(gpuId)(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k));
-    bind(p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass)(r.calls)(r.timeMs)(now)(now);
+    sqlstore::ParamBinder(st, 1)(gpuId).problem(r.problem)(r.calls)(r.timeMs)(now)(now);
     st.run();
     st.reset();
   }
@@ -76,7 +73,7 @@ std::vector<StoredSeen> SqlStore<Conn, Tx>::seen(const SeenFilter& f) const {
       s.gpuId = st.getInt64(0);
       s.gpuFingerprint = st.getText(1);
       s.gpuName = st.getText(2);
-      s.problem = {st.getInt64(3), st.getInt64(4), st.getInt64(5), st.getText(6), st.getText(8), st.getInt64(7)};
+      s.problem = sqlstore::readProblem(st, 3);
       s.calls = st.getInt64(9);
       s.timeMs = st.getDouble(10);
       s.firstSeen = st.getText(11);

@@ -63,9 +63,7 @@ bool SqlStore<Conn, Tx>::upsertBaseline(std::int64_t runId, std::int64_t gpuId, 
       "run_id = excluded.run_id, median_ms = excluded.median_ms, gflops = excluded.gflops, "
       "measured_at = excluded.measured_at WHERE excluded.measured_at > baselines.measured_at RETURNING 1");
   sqlstore::ParamBinder bind(st, 1);
-  bind(runId)(gpuId)(b.library)(b.libraryVersion);
-  bind(static_cast<std::int64_t>(p.m))(static_cast<std::int64_t>(p.n))(static_cast<std::int64_t>(p.k));
-  bind(p.layout)(static_cast<std::int64_t>(p.batch))(p.betaClass);
+  bind(runId)(gpuId)(b.library)(b.libraryVersion).problem(p);
   bind(b.medianMs)(b.gflops > 0 ? b.gflops : gflopsOf(p, b.medianMs));
   bind(b.measuredAt.empty() ? utcTimestamp() : b.measuredAt);
   bool written = st.step();

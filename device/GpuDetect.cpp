@@ -55,6 +55,19 @@ int cudaDeviceCount() {
   return n;
 }
 
+int currentContextOrdinal() {
+  const CudaDriver& d = CudaDriver::get();
+  CUdevice device = 0;
+  d.check(d.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  int count = 0;
+  d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  for (int i = 0; i < count; ++i) {
+    CUdevice candidate = 0;
+    if (d.cuDeviceGet(&candidate, i) == CUDA_SUCCESS && candidate == device) return i;
+  }
+  throw CudaError(CUDA_ERROR_INVALID_DEVICE, fmt::format("the current context's device {} has no ordinal", device));
+}
+
 GpuSpec queryGpu(int ordinal) {
   const CudaDriver& d = CudaDriver::get();
   const int count = cudaDeviceCount();

@@ -14,6 +14,10 @@ namespace gemmtune {
 int cudaDeviceCount();
 // The limits of device `ordinal` as the driver reports them; throws NoGpuError / UsageError.
 GpuSpec queryGpu(int ordinal);
+// The ordinal of the calling thread's current context's device (a CUdevice is a handle; the
+// ordinal is what queryGpu and users speak). Throws NoGpuError without a driver, CudaError without
+// a current context.
+int currentContextOrdinal();
 // Every visible GPU; empty (never throws) without a driver.
 std::vector<GpuSpec> detectGpus();
 

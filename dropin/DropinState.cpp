@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "CudaDriver.hpp"
 #include "DeviceSpecs.hpp"
+#include "GpuDetect.hpp"
 #include "SeenRecorder.hpp"
 
 namespace gemmtune::dropin {
@@ -19,20 +19,10 @@ namespace {
 // The GPU of the calling thread's current context; an empty spec when there is none.
 GpuSpec currentGpu() {
   try {
-    const CudaDriver& d = CudaDriver::get();
-    CUcontext context = nullptr;
-    CUdevice device = 0;
-    if (d.cuCtxGetCurrent(&context) != CUDA_SUCCESS || !context || d.cuCtxGetDevice(&device) != CUDA_SUCCESS)
-      return {};
-    int count = 0;
-    d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
-    for (int i = 0; i < count; ++i) {
-      CUdevice candidate = 0;
-      if (d.cuDeviceGet(&candidate, i) == CUDA_SUCCESS && candidate == device) return library::DeviceSpecs().get(i);
-    }
-  } catch (const std::exception&) {  // no driver or GPU: the nominal estimate
+    return library::DeviceSpecs().get(currentContextOrdinal());
+  } catch (const std::exception&) {  // no driver, GPU or context: the nominal estimate
+    return {};
   }
-  return {};
 }
 
 // One call's estimated ms: the roofline of the GPU the first recorded call ran on.

@@ -8,6 +8,7 @@
 
 #include "CaptureMode.hpp"
 #include "CublasRuntime.hpp"
+#include "GpuDetect.hpp"
 #include "LaunchLimits.hpp"
 
 namespace gemmtune::library {
@@ -248,25 +249,12 @@ const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {
   return launches_.emplace(key, std::move(launch)).first->second;
 }
 
-int Dispatcher::currentOrdinal() {
-  // A CUdevice is a handle; the ordinal is what queryGpu and users speak.
-  CUdevice device = 0;
-  driver_->check(driver_->cuCtxGetDevice(&device), "cuCtxGetDevice");
-  int count = 0;
-  driver_->check(driver_->cuDeviceGetCount(&count), "cuDeviceGetCount");
-  for (int i = 0; i < count; ++i) {
-    CUdevice candidate = 0;
-    if (driver_->cuDeviceGet(&candidate, i) == CUDA_SUCCESS && candidate == device) return i;
-  }
-  throw CudaError(CUDA_ERROR_INVALID_DEVICE, fmt::format("the current context's device {} has no ordinal", device));
-}
-
 Dispatcher::Launch Dispatcher::prepare(const ShapeKey& key) {
   Launch launch;
   const GemmProblem problem = key.problem();
   GpuSpec gpu;
   try {
-    gpu = specs_.get(currentOrdinal());
+    gpu = specs_.get(currentContextOrdinal());
   } catch (const std::exception& e) {
     launch.error = fmt::format("cannot query the current context's GPU: {}", e.what());
     return launch;

@@ -95,7 +95,6 @@ class Dispatcher {
   // Loads the first of `attempts` that can run `problem` into `launch`, else sets its error.
   void loadFirst(Launch& launch, const std::vector<Attempt>& attempts, unsigned long long context,
                  const GemmProblem& problem, const Plan& plan, const GpuSpec& gpu);
-  int currentOrdinal();
   // The workspace of launches on `stream` of `context` (split-K locks): one per stream, since
   // launches of one stream run in order and those of different streams may overlap.
   Workspace& workspaceOf(unsigned long long context, CUstream stream);

@@ -137,7 +137,9 @@ class Library {
 
   // C = alpha * A * B + beta * C on `stream` (nullptr: the default stream) in the calling
   // thread's current CUDA context. Row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
-  // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. Thread-safe; never throws.
+  // M x N (ldc >= N); pointers 4-byte aligned. beta == 0 never reads C. alpha == 0 still reads A
+  // and B (the kernels compute alpha·(A·B)): NaN or Inf there reach C, where BLAS reads neither
+  // (the cuBLAS drop-in leaves alpha == 0 calls to cuBLAS for that reason). Thread-safe; never throws.
   // The first call per context and shape chooses and loads the kernel (NVRTC only when the
   // database holds no usable binary); later calls cost a hash lookup plus the launch. Under CUDA
   // graph capture a prepared shape is captured like any launch; one that still needs preparing on
