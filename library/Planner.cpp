@@ -199,10 +199,11 @@ std::string notAMeasuredWin(const Plan& plan, const GemmProblem& problem) {
     return fmt::format("cuBLAS was not measured at {} on this GPU, so no row is known to beat it "
                        "(Options::measuredWinsOnly leaves it to the caller)",
                        plan.choice.measuredSize);
-  if (plan.choice.measuredGflops < plan.choice.cublasGflops)
-    return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f} (Options::measuredWinsOnly leaves it to the "
-                       "caller)",
-                       plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops);
+  if (plan.choice.measuredGflops < Library::kMeasuredWinMargin * plan.choice.cublasGflops)
+    return fmt::format("{} measured {:.0f} GFLOP/s here, cuBLAS {:.0f}: not {:.0f} % faster (Options::measuredWinsOnly "
+                       "leaves it to the caller)",
+                       plan.choice.instance, plan.choice.measuredGflops, plan.choice.cublasGflops,
+                       100 * (Library::kMeasuredWinMargin - 1));
   if (const LaunchPlan launch = planLaunch(plan.config, problem); !launch.runnable())
     return fmt::format("{} cannot run these operands in its measured form ({}): Options::measuredWinsOnly leaves "
                        "it to the caller",

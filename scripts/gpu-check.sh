@@ -54,6 +54,11 @@ for step in "${steps[@]}"; do
     continue
   fi
   case "$step" in
+    dropin-*)
+      if [ ! -f "$build/dropin/libgemmtune_cublas.so" ]; then
+        note "$step" "FAILED: the drop-in was not built ($(grep -m1 'drop-in' "$out/configure.log" 2>/dev/null))"
+        continue
+      fi ;;&
     build)
       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
       if [ ! -f /usr/include/sqlite3.h ] && [ -f "$root/.devdeps/include/sqlite3.h" ]; then
