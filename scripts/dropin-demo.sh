@@ -4,8 +4,9 @@
 #      must match bit for bit;
 #   2. recorded (GEMMTUNE_RECORD), its shapes tuned (`tune --shapes`), run again under `measured`:
 #      losses within FP32 tolerance, and the drop-in's line of what it served;
-#   3. the step time with and without the drop-in, ROUNDS interleaved runs each (medians).
-# Usage: scripts/dropin-demo.sh [BUILD_DIR]   env: OUT (logs), STEPS, ROUNDS, DEMO_TUNE_ARGS
+#   3. the step time without the drop-in, with it passing through (off) and serving (measured),
+#      ROUNDS interleaved runs each (medians); PROFILE=1 adds each kernel's GPU time in the program.
+# Usage: scripts/dropin-demo.sh [BUILD_DIR]   env: OUT (logs), STEPS, ROUNDS, PROFILE, DEMO_TUNE_ARGS
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-${GEMMTUNE_BUILD_DIR:-$root/build}}
@@ -50,15 +51,23 @@ grep 'drop-in' "$out/measured.txt"
 # Nothing served would make the comparison above say nothing.
 grep -Eq ' [1-9][0-9]* served by gemmtune' "$out/measured.txt" || { echo "measured: nothing served"; failed=1; }
 
-rm -f "$out/time-plain.txt" "$out/time-shim.txt"
+# Interleaved: plain, the drop-in passing everything through (its own cost), the drop-in serving.
+rm -f "$out/time-plain.txt" "$out/time-off.txt" "$out/time-shim.txt"
 for r in $(seq "${ROUNDS:-5}"); do
   "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-plain.txt"
+  LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off GEMMTUNE_CUBLAS_REPORT=0 "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-off.txt"
   LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured GEMMTUNE_CUBLAS_REPORT=0 "${train[@]}" | sed -n 's/^step_ms //p' >>"$out/time-shim.txt"
 done
-python3 - "$out/time-plain.txt" "$out/time-shim.txt" <<'PY'
+python3 - "$out/time-plain.txt" "$out/time-off.txt" "$out/time-shim.txt" <<'PY'
 import statistics, sys
-p, s = ([float(x) for x in open(f)] for f in sys.argv[1:3])
-mp, ms = statistics.median(p), statistics.median(s)
-print(f"step time, median of {len(p)} interleaved runs: plain {mp:.3f} ms, drop-in {ms:.3f} ms: {mp / ms:.3f}x")
+p, o, s = (statistics.median(float(x) for x in open(f)) for f in sys.argv[1:4])
+print(f"step time, median of interleaved runs: plain {p:.3f} ms, drop-in off {o:.3f} ms ({p / o:.3f}x), "
+      f"drop-in measured {s:.3f} ms: {p / s:.3f}x")
 PY
+# PROFILE=1: each kernel's GPU time in the program, plain and served (bench/dropin/profile_step.py).
+if [ "${PROFILE:-0}" = 1 ]; then
+  python3 "$root/bench/dropin/profile_step.py" --top 25 >"$out/profile-plain.txt" 2>&1
+  LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=measured GEMMTUNE_CUBLAS_REPORT=0 \
+    python3 "$root/bench/dropin/profile_step.py" --top 25 >"$out/profile-shim.txt" 2>&1
+fi
 exit $failed
