@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "FamilyRegistry.hpp"
 
@@ -31,6 +32,18 @@ inline std::string exampleParams() {
 inline std::string exampleFirstParam() {
   const auto values = exampleConfig().namedValues();  // owned: front() must not outlive it
   return values.front().first + "=" + std::to_string(values.front().second);
+}
+
+// --precision's names (CLI11 checks them), in PrecisionClass order.
+inline const std::vector<std::string>& precisionNames() {
+  static const std::vector<std::string> names{"strict", "faithful"};
+  return names;
+}
+inline PrecisionClass precisionNamed(const std::string& name) {
+  return name == "faithful" ? PrecisionClass::faithful : PrecisionClass::strict;
+}
+inline const char* precisionName(PrecisionClass precision) {
+  return precision == PrecisionClass::faithful ? "faithful" : "strict";
 }
 
 }  // namespace gemmtune::cli

@@ -18,7 +18,7 @@ namespace gemmtune::cli {
 namespace {
 
 struct QueryArgs {
-  std::string db, gpu = "auto", size, mnk, family, layout = "nn";
+  std::string db, gpu = "auto", size, mnk, family, layout = "nn", precision = "strict";
   long long batch = 1;
   bool json = false, kernelsOnly = false;
 };
@@ -36,6 +36,30 @@ std::string tuneCommandFor(const GemmShape& shape) {
   if (shape.layout != Layout{}) out += " --layouts " + shape.layout.text();
   if (shape.batch != 1) out += fmt::format(" --batch {}", shape.batch);
   return out;
+}
+
+// The text answer: one labelled line per fact.
+void printChoice(const GpuSpec& gpu, const db::ProblemKey& problem, const serving::LookupResult& best,
+                 const std::optional<double>& percent, const std::string& ptxCommand) {
+  auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<14}{}\n", k, v); };
+  row("gpu", fmt::format("{} ({})", gpu.name, gpu.arch()));
+  row("problem", fmt::format("{}x{}x{}{} ({}, beta {})", problem.m, problem.n, problem.k,
+                             problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "", problem.layout,
+                             problem.betaClass));
+  row("best", best.cublas ? best.instance + " (cuBLAS)" : best.instance);
+  row("precision", best.config && best.config->family->precision == PrecisionClass::faithful
+                       ? "faithful (tensor cores, FP32 accuracy)"
+                       : "strict (FP32 FMA)");
+  if (best.quality == serving::MatchQuality::exact)
+    row("match", "exact");
+  else
+    row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f}) because {}", best.measuredInstance,
+                             best.measuredProblem.m, best.measuredProblem.n, best.measuredProblem.k, best.distance,
+                             best.reason));
+  row("measured", fmt::format("{:.1f} GFLOP/s (median {:.4f} ms)", best.gflops, best.medianMs));
+  row("vs cuBLAS", percent ? fmt::format("{:.1f} % (cuBLAS {:.1f} GFLOP/s)", *percent, *best.cublasGflops)
+                           : std::string("not measured"));
+  row("PTX", best.cublas ? std::string("- (cuBLAS: no gemmtune kernel)") : ptxCommand);
 }
 
 int run(const QueryArgs& a, const CliContext& ctx) {
@@ -60,6 +84,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
 
   serving::LookupPolicy policy;
   policy.cublas = !a.kernelsOnly;
+  policy.precision = precisionNamed(a.precision);
   serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()), policy);
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
   const GemmShape shape = db::shapeOf(problem);
@@ -79,6 +104,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
     if (found) {
       j.update({{"instance", best.instance}, {"cublas", best.cublas}, {"measured_instance", best.measuredInstance},
                 {"measured_problem", problemJson(best.measuredProblem)}, {"distance", best.distance},
+                {"precision", best.config ? precisionName(best.config->family->precision) : "strict"},
                 {"gflops", best.gflops}, {"median_ms", best.medianMs},
                 {"predicted_ms", best.quality == serving::MatchQuality::exact ? nlohmann::json() : nlohmann::json(best.predictedMs)},
                 {"reason", best.reason},
@@ -99,22 +125,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   }
   if (a.json) return kExitOk;
 
-  auto row = [](std::string_view k, const std::string& v) { fmt::print("{:<14}{}\n", k, v); };
-  row("gpu", fmt::format("{} ({})", gpu.spec.name, gpu.spec.arch()));
-  row("problem", fmt::format("{}x{}x{}{} ({}, beta {})", problem.m, problem.n, problem.k,
-                             problem.batch > 1 ? fmt::format(" batch {}", problem.batch) : "", problem.layout,
-                             problem.betaClass));
-  row("best", best.cublas ? best.instance + " (cuBLAS)" : best.instance);
-  if (best.quality == serving::MatchQuality::exact)
-    row("match", "exact");
-  else
-    row("match", fmt::format("nearest_size: measured {} at {}x{}x{} (distance {:.2f}) because {}", best.measuredInstance,
-                             best.measuredProblem.m, best.measuredProblem.n, best.measuredProblem.k, best.distance,
-                             best.reason));
-  row("measured", fmt::format("{:.1f} GFLOP/s (median {:.4f} ms)", best.gflops, best.medianMs));
-  row("vs cuBLAS", percent ? fmt::format("{:.1f} % (cuBLAS {:.1f} GFLOP/s)", *percent, *best.cublasGflops)
-                           : std::string("not measured"));
-  row("PTX", best.cublas ? std::string("- (cuBLAS: no gemmtune kernel)") : ptxCommand);
+  printChoice(gpu.spec, problem, best, percent, ptxCommand);
   return kExitOk;
 }
 
@@ -132,6 +143,10 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
       ->type_name("OPS");
   sub->add_option("--batch", a->batch, "Products per call (strided or pointer-array batched), default 1")->type_name("N");
   sub->add_option("--family", a->family, "Only this kernel family (" + familyChoices() + "), or cublas: cuBLAS's row");
+  sub->add_option("--precision", a->precision,
+                  "The most the answer may use: strict (default, FP32 FMA kernels only, as Library::Options) or "
+                  "faithful (also tensor-core kernels at FP32 accuracy)")
+      ->check(CLI::IsMember(precisionNames()));
   sub->add_flag("--kernels-only", a->kernelsOnly,
                 "gemmtune's kernels only: cuBLAS is no candidate (as for Library::Options::cublas = false)");
   sub->add_flag("--json", a->json, "Machine-readable output");

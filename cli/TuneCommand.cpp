@@ -48,7 +48,7 @@ extern "C" void onSignal(int sig) {
 
 struct TuneArgs {
   std::string gpu = "auto", sizes = "1024..8192", shapes, mnk, families, params, db, shard, strategy = "model";
-  std::string layouts = "nn", batch = "1";
+  std::string layouts = "nn", batch = "1", precision = "strict";
   double budget = 0;
   int carry = 24;
   bool fresh = false, resume = false, json = false, prune = false, noBasis = false, seen = false;
@@ -57,12 +57,15 @@ struct TuneArgs {
 // The kernel families `--families` names. "cublas" is none (it has no template): it makes cuBLAS a
 // candidate — verified and recorded as a row of family "cublas" at every size (`cublasRows`); "all"
 // and an empty list include it. Its baseline is timed whatever the list.
-std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRows) {
+// Families of a precision class above `precision` (tf32x3 under strict) are left out of "all"
+// and refused by name.
+std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRows, PrecisionClass precision) {
   const auto& reg = FamilyRegistry::builtin();
   std::vector<const Family*> out;
   cublasRows = list.empty() || list == "all";
   if (cublasRows) {
     for (const auto& f : reg.all()) {
+      if (f.precision > precision) continue;
       if (auto why = unavailableReason(f)) {
         spdlog::warn("family {} skipped: {}", f.name, *why);
         continue;
@@ -79,6 +82,10 @@ std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRo
       cublasRows = true;
     } else {
       const Family* f = &reg.get(name);  // throws UsageError listing the choices
+      if (f->precision > precision)
+        throw UsageError(fmt::format("family {} computes on tensor cores (precision class {}): add --precision {} "
+                                     "to tune it",
+                                     name, precisionName(f->precision), precisionName(f->precision)));
       if (auto why = unavailableReason(*f))
         throw UnavailableError(fmt::format("family {} is unavailable here: {}", name, *why));
       if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
@@ -284,7 +291,7 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   TuneOptions options;
   if (!a.seen) options.sizes = sizesOf(a);
   std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
-  options.families = withParams(parseFamilies(a.families, options.cublasRows), a.params, narrowed);
+  options.families = withParams(parseFamilies(a.families, options.cublasRows, precisionNamed(a.precision)), a.params, narrowed);
   if (!a.seen && !a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
   options.resume = !a.fresh;
   options.budgetSec = a.budget;
@@ -361,6 +368,10 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--families", a->families,
                   "Comma-separated families (default: all: " + familyChoices() +
                       ", cublas); cublas: cuBLAS as a candidate, verified and stored as a row of its own");
+  sub->add_option("--precision", a->precision,
+                  "strict (default): FP32 FMA families only; faithful: also the families that compute on tensor "
+                  "cores at FP32 accuracy (tf32x3)")
+      ->check(CLI::IsMember(precisionNames()));
   sub->add_option("--params", a->params,
                   "Search these values instead of a parameter's default domain, in every chosen family that has it: "
                   "NAME=V/V/...,NAME=V (e.g. SWIZZLE=1/2/4/8,STAGES=3; `gemmtune space --family F` lists parameters)");
@@ -404,7 +415,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
       "  gemmtune tune --shapes workload.txt   (lines like `4096x1024x512  12` or `512 nt batch=64  3`)\n"
       "  gemmtune tune --mnk 2429x22x4103      (one shape, added to the database)\n"
       "  gemmtune tune --seen                  (the shapes your program ran untuned: `gemmtune seen`)\n"
-      "  gemmtune tune --sizes 4096 --families cutlass --params SWIZZLE=1/2/4/8   (a wider domain)",
+      "  gemmtune tune --sizes 4096 --families cutlass --params SWIZZLE=1/2/4/8   (a wider domain)\n"
+      "  gemmtune tune --sizes 1024..8192 --precision faithful --families tf32x3,cublas   (tensor cores, FP32 accuracy)",
       exampleFamily()));
   return [a, &ctx] { return run(*a, ctx); };
 }

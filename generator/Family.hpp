@@ -12,6 +12,7 @@
 
 #include "FamilyPlans.hpp"
 #include "gemmtune/GpuSpec.hpp"
+#include "gemmtune/Precision.hpp"
 
 namespace gemmtune {
 
@@ -46,6 +47,7 @@ struct TargetConstraint {
   std::function<bool(const Config&, const GpuSpec&)> holds;
 };
 
+
 struct Family {
   std::string name;            // canonical prefix and CLI name, no '_': "tiled2d"
   std::string templateFile;    // file under templates/: "tiled_2d.cu"
@@ -78,6 +80,7 @@ struct Family {
   // when nothing tuned applies, so it must be correct for every problem and small enough for
   // every GPU gemmtune compiles for.
   bool libraryDefault = false;
+  PrecisionClass precision = PrecisionClass::strict;  // gemmtune/Precision.hpp
   // Listing order among families (then by name): simpler families first.
   int order = 100;
   // Tests only: a family whose template lies outside templates/ supplies its source itself.

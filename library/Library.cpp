@@ -58,7 +58,7 @@ struct Library::Impl {
         seen(library::seenRecorderFor(dbPath.string(), true, warnings)),
         dispatcher(planner, specs, warnings, seen.get()) {}
   explicit Impl(const Options& options)
-      : planner(options.stores, warnings, options.cublas, options.measuredWinsOnly),
+      : planner(options.stores, warnings, options.cublas, options.measuredWinsOnly, options.precision),
         seen(library::seenRecorderFor(options.stores.empty() ? std::string() : options.stores.front(),
                                       options.recordSeen, warnings)),
         dispatcher(planner, specs, warnings, seen.get(), options.measuredWinsOnly) {}

@@ -16,6 +16,13 @@ namespace gemmtune::library {
 
 namespace {
 
+serving::LookupPolicy policy(bool cublas, PrecisionClass precision) {
+  serving::LookupPolicy p;
+  p.cublas = cublas;
+  p.precision = precision;
+  return p;
+}
+
 constexpr const char* kTuneHint = "run `gemmtune tune` to add tuned results";
 
 // This build's environment, and the driver's version where there is a driver: rows measured under
@@ -58,8 +65,9 @@ std::vector<std::string> defaultStores(const std::string& userDb) {
 Planner::Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas)
     : Planner(defaultStores(dbPath.string()), warnings, cublas) {}
 
-Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas, bool measuredWinsOnly)
-    : warnings_(warnings), cublas_(cublas), measuredWinsOnly_(measuredWinsOnly) {
+Planner::Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas, bool measuredWinsOnly,
+                 PrecisionClass precision)
+    : warnings_(warnings), cublas_(cublas), measuredWinsOnly_(measuredWinsOnly), precision_(precision) {
   std::vector<std::string> wanted = locations.empty() ? defaultStores({}) : locations;
   std::vector<std::pair<std::size_t, std::string>> missing;  // warned only when no store is usable
   for (const auto& location : wanted) {
@@ -95,13 +103,13 @@ void Planner::open(Source& source) {
     giveUp(source, fmt::format("the tuning database {} is empty; {}", db::maskLocation(path), kTuneHint), true);
     return;
   }
-  source.lookup = std::make_unique<serving::Lookup>(*source.db, presentHere(), serving::LookupPolicy{cublas_});
+  source.lookup = std::make_unique<serving::Lookup>(*source.db, presentHere(), policy(cublas_, precision_));
 }
 
 serving::Lookup& Planner::lookupOf(Source& source, bool cublas) {
   if (cublas || !cublas_) return *source.lookup;  // the main lookup's policy already excludes cuBLAS
   if (!source.kernelsOnly)
-    source.kernelsOnly = std::make_unique<serving::Lookup>(*source.db, presentHere(), serving::LookupPolicy{false});
+    source.kernelsOnly = std::make_unique<serving::Lookup>(*source.db, presentHere(), policy(false, precision_));
   return *source.kernelsOnly;
 }
 

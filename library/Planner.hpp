@@ -55,8 +55,9 @@ class Planner {
   Planner(const std::filesystem::path& dbPath, Warnings& warnings, bool cublas = true);
   // Exactly these store locations, highest precedence first (empty: as above).
   // `measuredWinsOnly` (Library::Options) changes only what the warnings say the library does.
+  // `precision`: the most the lookups serve (Library::Options::precision).
   Planner(const std::vector<std::string>& locations, Warnings& warnings, bool cublas = true,
-          bool measuredWinsOnly = false);
+          bool measuredWinsOnly = false, PrecisionClass precision = PrecisionClass::strict);
   ~Planner();
 
   // `allowCublas` false: gemmtune's kernels only even where cuBLAS may answer (cuBLAS could not
@@ -87,6 +88,7 @@ class Planner {
   Warnings& warnings_;
   bool cublas_;
   bool measuredWinsOnly_;
+  PrecisionClass precision_;
   std::mutex mutex_;  // one connection per store; plans are made on first use only
   std::vector<Source> sources_;
 };

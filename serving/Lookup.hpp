@@ -62,6 +62,9 @@ struct LookupPolicy {
   // model's median error on held-out rows was 21 % on an H100 (bench/model_error), and on 78 random
   // shapes the main job never measured 1.10 still let thin picks run at 0.76x cuBLAS.
   double cublasMargin = 1.25;
+  // The most a caller accepts (generator/Family.hpp): strict never serves a tensor-core family's
+  // row (Library::Options::precision, `query --precision`).
+  PrecisionClass precision = PrecisionClass::strict;
 };
 
 

@@ -10,17 +10,26 @@ namespace gemmtune::serving {
 std::string_view toString(PrecisionClass precision) {
   switch (precision) {
     case PrecisionClass::strict: return "strict FP32";
+    case PrecisionClass::faithful: return "faithful FP32 (3xTF32 on tensor cores)";
   }
   return "strict FP32";
 }
 
-PrecisionClass precisionClassOf(const Family&) { return PrecisionClass::strict; }
+PrecisionClass precisionClassOf(const Family& family) { return family.precision; }
 
 int fp32LanesPerSm(int ccMajor, int ccMinor) {
   // Unknown architectures give no bound rather than a guess that could refuse genuine rows.
   if (ccMajor < 5 || ccMajor > 12) return 0;
   if ((ccMajor == 6 && ccMinor == 0) || ccMajor == 7 || (ccMajor == 8 && ccMinor == 0)) return 64;
   return 128;
+}
+
+// Dense TF32 tensor-core FLOP per clock per SM: the A100 (sm_80) 1024, consumer Ampere and Ada
+// 256, Hopper 2048 (wgmma; mma.sync reaches about half). 0 (no bound) elsewhere.
+int tf32FlopsPerSmClock(int ccMajor, int ccMinor) {
+  if (ccMajor == 8) return ccMinor == 0 ? 1024 : 256;
+  if (ccMajor == 9) return 2048;
+  return 0;
 }
 
 std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision) {
@@ -30,6 +39,13 @@ std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision) {
       if (gpu.smCount <= 0 || gpu.clockKhz <= 0 || lanes == 0) return std::nullopt;
       return PeakRate{gpu.smCount * lanes * 2.0 * gpu.clockKhz / 1e6,
                       fmt::format("{} SMs × {} FP32 lanes × 2 FLOP × {} MHz", gpu.smCount, lanes, gpu.clockKhz / 1000)};
+    }
+    case PrecisionClass::faithful: {
+      // Three TF32 products per FP32 multiply-add: a third of the tensor cores' rate.
+      const int flops = tf32FlopsPerSmClock(gpu.ccMajor, gpu.ccMinor);
+      if (gpu.smCount <= 0 || gpu.clockKhz <= 0 || flops == 0) return std::nullopt;
+      return PeakRate{gpu.smCount * flops / 3.0 * gpu.clockKhz / 1e6,
+                      fmt::format("{} SMs × {} TF32 FLOP / 3 products × {} MHz", gpu.smCount, flops, gpu.clockKhz / 1000)};
     }
   }
   return std::nullopt;

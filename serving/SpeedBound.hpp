@@ -24,11 +24,9 @@
 
 namespace gemmtune::serving {
 
-// The arithmetic a kernel's inner loop runs on, which sets the peak its rows are held to. Every
-// family today multiplies in FP32 on the SIMT FMA units (`strict`); a tensor-core class (say a
-// "faithful" FP32 emulation) adds its member here, its peak in peakRate() and its families in
-// precisionClassOf().
-enum class PrecisionClass { strict };
+// The arithmetic a kernel's inner loop runs on (generator/Family.hpp), which sets the peak its rows
+// are held to: strict, the FP32 pipes; faithful (3xTF32), a third of the TF32 tensor-core rate.
+using gemmtune::PrecisionClass;
 std::string_view toString(PrecisionClass precision);
 
 // The class `family` computes in.
@@ -49,6 +47,8 @@ struct PeakRate {
 // FP32 FMA lanes per SM by compute capability: 64 on sm_60, sm_7x and sm_80, 128 on the others
 // from Maxwell (sm_5x) to sm_12x; 0 (unknown) outside them.
 int fp32LanesPerSm(int ccMajor, int ccMinor);
+// Dense TF32 tensor-core FLOP per clock per SM (0: unknown, no faithful bound).
+int tf32FlopsPerSmClock(int ccMajor, int ccMinor);
 
 // The class's arithmetic peak on `gpu`; nullopt when the spec lacks what it takes. The one place
 // a precision class's peak is defined.

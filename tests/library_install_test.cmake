@@ -19,7 +19,7 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 
 run_step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-foreach(f include/gemmtune/Library.hpp include/gemmtune/GpuSpec.hpp include/gemmtune/Errors.hpp bin/gemmtune)
+foreach(f include/gemmtune/Library.hpp include/gemmtune/GpuSpec.hpp include/gemmtune/Precision.hpp include/gemmtune/Errors.hpp bin/gemmtune)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()

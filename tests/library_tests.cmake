@@ -5,6 +5,7 @@ set(library_test_libs gemmtune_library_objects)
 gemmtune_add_test(library_best_test SOURCES library_best_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_sgemm_test SOURCES library_sgemm_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_measured_wins_test SOURCES library_measured_wins_test.cpp LIBS ${library_test_libs})
+gemmtune_add_test(precision_test SOURCES precision_test.cpp LIBS ${library_test_libs})
 gemmtune_add_test(library_cubin_check_test SOURCES library_cubin_check_test.cpp LIBS ${library_test_libs})
 # The record of shapes served without an exact row: counting, flushing, the store sink (cpu).
 gemmtune_add_test(library_seen_test SOURCES library_seen_test.cpp LIBS ${library_test_libs})

@@ -107,7 +107,7 @@ TEST(SpaceCli, AcceptedOnlyHidesRejectedRows) {
 
 TEST(SpaceCli, BadInputIsOneLineAndExitTwo) {
   expectUsageError(space({"--gpu", "h900", "--family", "smem"}), "unknown GPU 'h900' (choose from: auto, all");
-  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass)");
+  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass, tf32x3)");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "40x96"}), "bad size '40x96'");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "0"}), "bad size '0'");
   expectUsageError(space({"--gpu", "h100"}), "give --family");
@@ -288,6 +288,14 @@ TEST(SpaceCli, LayoutNamesEveryConfiguration) {
 // cuBLAS as a candidate through the command line: `--families` names it (or "all" includes it);
 // without it no cuBLAS row is written; alone it is a usage error (it is measured at the families'
 // sizes). `results` lists its row and `query` names it where it was measured fastest.
+// A tensor-core family is tuned only under --precision faithful: named without it, a usage error
+// that says what to add.
+TEST(TuneCli, ATensorCoreFamilyNeedsPrecisionFaithful) {
+  expectUsageError({"tune", "--families", "cutlass,tf32x3"},
+                   "family tf32x3 computes on tensor cores (precision class faithful): add --precision faithful");
+  expectUsageError({"tune", "--precision", "fast"}, "--precision");
+}
+
 TEST(TuneCli, CublasIsACandidateWhereTheFamiliesNameIt) {
   expectUsageError({"tune", "--families", "cublas"}, "--families cublas: name a kernel family beside cublas");
   gemmtune::test::ScratchDir dir;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "gemmtune/GpuSpec.hpp"
+#include "gemmtune/Precision.hpp"
 
 struct CUstream_st;  // cudaStream_t and CUstream are both CUstream_st*
 
@@ -116,6 +117,10 @@ class Library {
     // Status::declined without launching anything. The cuBLAS drop-in (libgemmtune_cublas.so)
     // uses it to leave the rest to cuBLAS.
     bool measuredWinsOnly = false;
+    // The arithmetic sgemm() may run (gemmtune/Precision.hpp). strict (the default): FP32 FMA
+    // kernels only, never a tensor-core family's row, whatever is stored. faithful: also kernels
+    // that compute on tensor cores at FP32 accuracy (tf32x3), where they were tuned and are fastest.
+    PrecisionClass precision = PrecisionClass::strict;
   };
   explicit Library(const Options& options);
   ~Library();

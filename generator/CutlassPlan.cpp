@@ -1,0 +1,106 @@
+#include "CutlassPlan.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "Family.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+std::string vectorRefusal(const GemmProblem& p, int width) {
+  if (width <= 1) return {};
+  const int bytes = 4 * width;
+  if (p.alignA < bytes || p.alignB < bytes || p.alignC < bytes)
+    return fmt::format("{}: {}-float accesses need {}-byte aligned A, B and C", p.text(), width, bytes);
+  if (p.lda % width || p.ldb % width || p.ldc % width)
+    return fmt::format("{}: {}-float accesses need lda, ldb and ldc multiples of {}", p.text(), width, width);
+  if (p.colsA() % width || p.colsB() % width || p.n % width)
+    return fmt::format(
+        "{}: {}-float accesses need the stored rows of A and B and C's row ({}, {}, {}) to be multiples "
+        "of {}",
+        p.text(), width, p.colsA(), p.colsB(), p.n, width);
+  if (p.batch > 1 && !p.pointerArrays && (p.strideA % width || p.strideB % width || p.strideC % width))
+    return fmt::format("{}: {}-float accesses need batch strides that are multiples of {}", p.text(), width, width);
+  return {};
+}
+
+}  // namespace
+
+int cutlassWarps(const Config& c) { return (c["BM"] / c["WM"]) * (c["BN"] / c["WN"]); }
+int cutlassThreads(const Config& c) { return 32 * cutlassWarps(c); }
+
+void addCutlassGemmTraits(Family& f) {
+  f.constraints.insert(
+      f.constraints.end(),
+      {
+          {"multistage",
+           "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
+           [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
+          {"split_k_slices", "SPLITK must be 1 to 64 K slices: each slice past the first waits for the one before it",
+           [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }},
+          {"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
+           [](const Config& c) {
+             return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8;
+           }},
+      });
+  f.headerTrees = {"cutlass"};
+  // CUTLASS declares its host-side classes (device::Gemm) without __host__; NVRTC compiles only
+  // device code, so unannotated functions are taken as device functions.
+  f.compileOptions = {"-default-device"};
+  f.threadsPerBlock = cutlassThreads;
+  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 4; };
+  f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
+}
+
+// log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row
+// of `tilesN` tiles: the largest group its thresholds allow, so that few blocks idle.
+int swizzleLogTile(int swizzle, long long tilesN) {
+  if (swizzle >= 8 && tilesN >= 6) return 3;
+  if (swizzle >= 4 && tilesN >= 3) return 2;
+  if (swizzle >= 2 && tilesN >= 2) return 1;
+  return 0;
+}
+
+LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth) {
+  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
+    return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
+  if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
+    return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
+  if (std::string why = vectorRefusal(p, vectorWidth); !why.empty()) return LaunchPlan::refused(std::move(why));
+  const long long tilesM = (p.m + c["BM"] - 1) / c["BM"], tilesN = (p.n + c["BN"] - 1) / c["BN"];
+  const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
+  const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
+  if (gx > std::numeric_limits<unsigned>::max())
+    return LaunchPlan::refused(fmt::format("{}: too many row tiles", p.text()));
+  if (gy > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: {} column groups exceed the grid's {} in y", p.text(), gy, kMaxGridYZ));
+  // Grid z holds every batch's K slices (the template reads slice z % slices of batch z / slices).
+  const long long slices = c["SPLITK"], layers = p.batch * slices;
+  if (layers > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: {} batches x {} K slices exceed the grid's {} layers in z", p.text(),
+                                           p.batch, slices, kMaxGridYZ));
+  KernelLaunch k;
+  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(layers)};
+  k.block = Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1};
+  k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
+  k.args = sgemmKernelArgs();
+  k.args.push_back(KernelArg::Workspace);
+  LaunchPlan plan;
+  plan.launches.push_back(std::move(k));
+  plan.tileM = c["BM"];
+  plan.tileN = c["BN"];
+  plan.kSlices = static_cast<int>(slices);
+  // Serial split-K: one lock per C tile of each batch, batch b's at b·tiles_m·tiles_n, each
+  // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the
+  // last slice resets them), so a zeroed workspace stays usable; it must not be shared by
+  // launches that run at the same time.
+  if (slices > 1) plan.workspaceBytes = p.batch * tilesM * tilesN * static_cast<long long>(sizeof(int));
+  return plan;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,101 @@
+// Precision classes (gemmtune/Precision.hpp), without a GPU: the faithful class's speed bound, that a
+// strict caller is never served a tensor-core family's row however fast it is (exact or nearest,
+// through the lookup and through Library), that a faithful caller is, and the tf32x3 family's plan
+// (4-float accesses unguarded, any problem guarded).
+// Run: ctest -R precision
+#include <gtest/gtest.h>
+
+#include "FamilyRegistry.hpp"
+#include "Lookup.hpp"
+#include "PresentEnvironment.hpp"
+#include "SpeedBound.hpp"
+#include "gemmtune/Library.hpp"
+#include "library_test_support.hpp"
+
+using namespace gemmtune;
+using gemmtune::test::ScratchDir;
+
+namespace {
+
+constexpr const char* kTensor = "tf32x3_bm128_bn64_bk16_wm64_wn32_st3_sw4_sk1";
+constexpr const char* kSimt = "cutlass_bm128_bn128_bk8_wm64_wn32_st3_sw4_sk1";
+
+struct PrecisionFixture : ::testing::Test {
+  ScratchDir dir;
+  std::filesystem::path dbPath = dir / "tune.db";
+  GpuSpec gpu = test::h100();
+  // The tensor-core kernel twice as fast as the SIMT one at 4096³.
+  void write() {
+    test::writeDatabase(dbPath, gpu,
+                        {test::okResult(kTensor, 4096, 4096, 4096, 100000, gpu),
+                         test::okResult(kSimt, 4096, 4096, 4096, 50000, gpu)});
+  }
+  std::string best(PrecisionClass precision, long long size) {
+    db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Quick});
+    db::SqliteStore store(database);
+    serving::PresentEnvironment present = serving::presentEnvironment();
+    present.driverVersion = test::kDriver;
+    serving::LookupPolicy policy;
+    policy.cublas = false;
+    policy.precision = precision;
+    serving::Lookup lookup(store, present, policy);
+    return lookup.best(gpu, db::ProblemKey{size, size, size}).measuredInstance;
+  }
+};
+
+}  // namespace
+
+using precision = PrecisionFixture;
+
+TEST(precisionBound, FaithfulIsAThirdOfTheTensorCoresTf32Rate) {
+  const GpuSpec h100 = test::h100();  // 132 SMs, 1980 MHz, sm_90
+  const auto peak = serving::peakRate(h100, PrecisionClass::faithful);
+  ASSERT_TRUE(peak);
+  EXPECT_NEAR(peak->gflops, 132 * 2048 / 3.0 * 1.98, 1e-6);  // 178 417 GFLOP/s
+  EXPECT_EQ(peak->formula, "132 SMs × 2048 TF32 FLOP / 3 products × 1980 MHz");
+  EXPECT_EQ(serving::tf32FlopsPerSmClock(8, 0), 1024);
+  EXPECT_EQ(serving::tf32FlopsPerSmClock(8, 6), 256);
+  EXPECT_EQ(serving::tf32FlopsPerSmClock(7, 0), 0);  // no TF32: no bound
+  // 100 TFLOP/s is no SIMT measurement on an H100, and a plausible 3xTF32 one.
+  db::StoredResult row;
+  static_cast<db::ResultRecord&>(row) = test::okResult(kTensor, 4096, 4096, 4096, 100000, h100);
+  EXPECT_TRUE(serving::implausibleSpeed(row, h100, PrecisionClass::strict));
+  EXPECT_FALSE(serving::implausibleSpeed(row, h100, PrecisionClass::faithful));
+  EXPECT_EQ(serving::precisionClassOf(FamilyRegistry::builtin().get("tf32x3")), PrecisionClass::faithful);
+  EXPECT_EQ(serving::precisionClassOf(FamilyRegistry::builtin().get("cutlass")), PrecisionClass::strict);
+}
+
+TEST_F(precision, StrictNeverServesATensorCoreRowExactOrNearest) {
+  write();
+  EXPECT_EQ(best(PrecisionClass::strict, 4096), kSimt);
+  EXPECT_EQ(best(PrecisionClass::strict, 3000), kSimt);  // nearest size: the model weighs SIMT rows only
+  EXPECT_EQ(best(PrecisionClass::faithful, 4096), kTensor);
+}
+
+TEST_F(precision, LibraryServesTensorCoresOnlyWhenItsOptionsAllowIt) {
+  write();
+  Library::Options strict{{dbPath.string()}};
+  strict.cublas = false;
+  strict.recordSeen = false;
+  EXPECT_EQ(Library(strict).best(gpu, 4096, 4096, 4096).instance, kSimt);
+  Library::Options faithful = strict;
+  faithful.precision = PrecisionClass::faithful;
+  EXPECT_EQ(Library(faithful).best(gpu, 4096, 4096, 4096).instance, kTensor);
+}
+
+TEST(precisionPlan, Tf32x3ReadsFourFloatsUnguardedAndAnythingGuarded) {
+  const Config c = FamilyRegistry::builtin().parseName(kTensor);
+  EXPECT_TRUE(planLaunch(c, GemmProblem::packed(4096, 4096, 4096)).runnable());
+  GemmProblem oddK = GemmProblem::packed(4096, 4096, 4095);  // A's rows (K floats) are not whole vectors
+  EXPECT_NE(planLaunch(c, oddK).refusal.find("multiples of 4"), std::string::npos) << planLaunch(c, oddK).refusal;
+  GemmProblem padded = GemmProblem::packed(4096, 4096, 4096);
+  padded.ldb = 4098;
+  EXPECT_NE(planLaunch(c, padded).refusal.find("lda, ldb and ldc multiples of 4"), std::string::npos);
+  GemmProblem shifted = GemmProblem::packed(4096, 4096, 4096);
+  shifted.alignA = 4;
+  EXPECT_NE(planLaunch(c, shifted).refusal.find("16-byte aligned"), std::string::npos);
+  for (const GemmProblem& p : {oddK, padded, shifted}) {
+    EXPECT_TRUE(formFor(c, p).guarded);
+    EXPECT_TRUE(planLaunch(formFor(c, p), p).runnable()) << p.text();
+  }
+}
