@@ -17,6 +17,22 @@ Policy policyFrom(const char* env, std::string& warning) {
   return Policy::measured;
 }
 
+PrecisionClass precisionFrom(const char* env, std::string& warning) {
+  if (!env || !*env) return PrecisionClass::strict;
+  std::string value(env);
+  for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (value == "strict") return PrecisionClass::strict;
+  if (value == "faithful") return PrecisionClass::faithful;
+  warning = fmt::format("GEMMTUNE_PRECISION={} is not one of strict, faithful: using strict", env);
+  return PrecisionClass::strict;
+}
+
+std::string pedanticRefusal(PrecisionClass served, cublasMath_t mathMode, bool pedanticCompute) {
+  const bool pedantic = pedanticCompute || (static_cast<int>(mathMode) & 0xf) == CUBLAS_PEDANTIC_MATH;
+  if (served != PrecisionClass::faithful || !pedantic) return {};
+  return "pedantic math asks for FP32 multiply-adds, and GEMMTUNE_PRECISION=faithful would run tensor-core kernels";
+}
+
 const char* toString(Policy policy) {
   switch (policy) {
     case Policy::measured: return "measured";

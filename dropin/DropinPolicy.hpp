@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "gemmtune/Precision.hpp"
+
 namespace gemmtune::dropin {
 
 enum class Policy {
@@ -19,6 +21,15 @@ enum class Policy {
 // measured and sets `warning`.
 Policy policyFrom(const char* env, std::string& warning);
 const char* toString(Policy policy);
+
+// $GEMMTUNE_PRECISION (null or empty: strict), case-insensitive: strict serves FP32 FMA kernels
+// only; faithful also tensor-core kernels at FP32 accuracy (tf32x3) to default-math calls. An
+// unknown value gives strict and sets `warning`.
+PrecisionClass precisionFrom(const char* env, std::string& warning);
+
+// A pedantic call (CUBLAS_PEDANTIC_MATH, or CUBLAS_COMPUTE_32F_PEDANTIC through cublasGemm*Ex) asks
+// for FP32 multiply-adds: under `served` faithful it goes to cuBLAS; empty otherwise.
+std::string pedanticRefusal(PrecisionClass served, cublasMath_t mathMode, bool pedanticCompute);
 
 // The op of a real matrix: N, or T for CUBLAS_OP_T and CUBLAS_OP_C (the same for real data);
 // false for anything else (cuBLAS refuses it).

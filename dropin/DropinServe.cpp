@@ -41,14 +41,16 @@ GemmShape rowMajorShape(const library::GemmCall& call) {
 }
 
 // Why the handle's settings or the call's types ask for something else than plain FP32; empty: none.
-std::string refusal(cublasHandle_t handle, const CublasCall& call, const RealCublas& real) {
+std::string refusal(cublasHandle_t handle, const CublasCall& call, const RealCublas& real, PrecisionClass served) {
   cublasPointerMode_t pointerMode = CUBLAS_POINTER_MODE_HOST;
   cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
   if (real.getPointerMode(handle, &pointerMode) != CUBLAS_STATUS_SUCCESS ||
       real.getMathMode(handle, &mathMode) != CUBLAS_STATUS_SUCCESS)
     return "the handle's modes cannot be read";
-  return call.ex ? exRefusal(call.aType, call.bType, call.cType, call.compute, call.algo, pointerMode, mathMode)
-                 : handleRefusal(pointerMode, mathMode);
+  std::string why = call.ex ? exRefusal(call.aType, call.bType, call.cType, call.compute, call.algo, pointerMode, mathMode)
+                            : handleRefusal(pointerMode, mathMode);
+  if (why.empty()) why = pedanticRefusal(served, mathMode, call.ex && call.compute == CUBLAS_COMPUTE_32F_PEDANTIC);
+  return why;
 }
 
 Status run(Library& lib, cudaStream_t stream, const library::GemmCall& c, CublasCall::Form form) {
@@ -97,7 +99,7 @@ std::optional<cublasStatus_t> serve(cublasHandle_t handle, const CublasCall& cal
     const RealCublas& real = realCublas();
     if (!real.complete()) return std::nullopt;  // the forward says why
     // Host scalars are read only once the pointer mode says they are on the host.
-    if (!refusal(handle, call, real).empty() || !call.alpha || !call.beta ||
+    if (!refusal(handle, call, real, s.precision()).empty() || !call.alpha || !call.beta ||
         !scalarRefusal(*static_cast<const float*>(call.alpha)).empty()) {
       s.counts.leftToCublas.fetch_add(1, std::memory_order_relaxed);
       return std::nullopt;

@@ -49,8 +49,12 @@ DropinState::DropinState() : ownerPid_(::getpid()) {
   std::string warning;
   policy_ = policyFrom(std::getenv("GEMMTUNE_CUBLAS"), warning);
   if (!warning.empty()) warnings_.once("policy", "gemmtune drop-in: " + warning);
+  std::string precisionWarning;
+  precision_ = precisionFrom(std::getenv("GEMMTUNE_PRECISION"), precisionWarning);
+  if (!precisionWarning.empty()) warnings_.once("precision", "gemmtune drop-in: " + precisionWarning);
   if (policy_ != Policy::off) {
     Library::Options options;
+    options.precision = precision_;
     options.recordSeen = false;  // the drop-in records through GEMMTUNE_RECORD
     options.measuredWinsOnly = policy_ == Policy::measured;
     try {

@@ -20,6 +20,7 @@ namespace gemmtune::dropin {
 class DropinState {
  public:
   Policy policy() const { return policy_; }
+  PrecisionClass precision() const { return precision_; }  // $GEMMTUNE_PRECISION
   library::Warnings& warnings() { return warnings_; }
   Library* library() { return library_.get(); }        // null when the policy is off, or it could not be made
   CallRecorder* recorder() { return recorder_.get(); }  // null unless $GEMMTUNE_RECORD names a file
@@ -41,6 +42,7 @@ class DropinState {
   friend DropinState& state();
 
   Policy policy_ = Policy::measured;
+  PrecisionClass precision_ = PrecisionClass::strict;
   const pid_t ownerPid_;  // a forked child prints no summary of the parent's calls
   library::Warnings warnings_;
   std::unique_ptr<Library> library_;

@@ -90,6 +90,17 @@ TEST(DropinPolicy, ServesPlainFp32WithHostScalarsOnly) {
                           static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
             "");
   EXPECT_NE(handleRefusal(CUBLAS_POINTER_MODE_HOST, CUBLAS_TF32_TENSOR_OP_MATH), "");
+  // GEMMTUNE_PRECISION=faithful (tensor-core kernels allowed) leaves pedantic calls to cuBLAS.
+  std::string warning;
+  EXPECT_EQ(precisionFrom(nullptr, warning), PrecisionClass::strict);
+  EXPECT_EQ(precisionFrom("Faithful", warning), PrecisionClass::faithful);
+  EXPECT_EQ(warning, "");
+  EXPECT_EQ(precisionFrom("fast", warning), PrecisionClass::strict);
+  EXPECT_EQ(warning, "GEMMTUNE_PRECISION=fast is not one of strict, faithful: using strict");
+  EXPECT_EQ(pedanticRefusal(PrecisionClass::strict, CUBLAS_PEDANTIC_MATH, false), "");
+  EXPECT_EQ(pedanticRefusal(PrecisionClass::faithful, CUBLAS_DEFAULT_MATH, false), "");
+  EXPECT_NE(pedanticRefusal(PrecisionClass::faithful, CUBLAS_PEDANTIC_MATH, false), "");
+  EXPECT_NE(pedanticRefusal(PrecisionClass::faithful, CUBLAS_DEFAULT_MATH, true), "");
   EXPECT_NE(handleRefusal(CUBLAS_POINTER_MODE_HOST, CUBLAS_TENSOR_OP_MATH), "");
   EXPECT_NE(handleRefusal(CUBLAS_POINTER_MODE_DEVICE, CUBLAS_DEFAULT_MATH), "");
   const auto f = CUDA_R_32F;
