@@ -70,7 +70,13 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   problem.layout = a.layout;
   problem.batch = a.batch;
   // "cublas" asks for cuBLAS's row; any other name must be a kernel family (else a usage error).
-  if (!a.family.empty() && a.family != db::kCublasFamily) FamilyRegistry::builtin().get(a.family);
+  // A family above --precision's class would never be served: say what to add.
+  if (!a.family.empty() && a.family != db::kCublasFamily) {
+    const Family& f = FamilyRegistry::builtin().get(a.family);
+    if (f.precision > precisionNamed(a.precision))
+      throw UsageError(fmt::format("family {} computes on tensor cores (precision class {}): add --precision {}",
+                                   f.name, precisionName(f.precision), precisionName(f.precision)));
+  }
 
   const std::string path = db::resolveDatabasePath(a.db).string();
   if (!db::storeMayExist(path)) return noResults(path, "no tuning results yet (no database)");

@@ -366,7 +366,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--gpu", a->gpu, "auto (current GPU), an index, or all")->capture_default_str();
   addProblemOptions(sub, *a);
   sub->add_option("--families", a->families,
-                  "Comma-separated families (default: all: " + familyChoices() +
+                  "Comma-separated families (default: all of --precision's class and below: " + familyChoices() +
                       ", cublas); cublas: cuBLAS as a candidate, verified and stored as a row of its own");
   sub->add_option("--precision", a->precision,
                   "strict (default): FP32 FMA families only; faithful: also the families that compute on tensor "

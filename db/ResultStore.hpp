@@ -114,6 +114,7 @@ struct ResultFilter {
   std::optional<std::int64_t> gpuId;
   std::optional<long long> m, n, k;
   std::optional<std::string> family;
+  std::vector<std::string> notFamilies;  // rows of none of these (a caller's precision leaves them out)
   std::optional<std::string> status;  // "ok", or a full status "rejected:smem"
   std::optional<std::string> layout, betaClass;
   std::optional<long long> batch;

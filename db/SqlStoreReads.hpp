@@ -40,6 +40,7 @@ inline Where whereOf(const ResultFilter& f, bool withSize) {
   if (withSize && f.n) w.add("r.n = ?", static_cast<std::int64_t>(*f.n));
   if (withSize && f.k) w.add("r.k = ?", static_cast<std::int64_t>(*f.k));
   if (f.family) w.add("r.family = ?", *f.family);
+  for (const std::string& family : f.notFamilies) w.add("r.family <> ?", family);
   if (f.layout) w.add("r.layout = ?", *f.layout);
   if (f.batch) w.add("r.batch = ?", static_cast<std::int64_t>(*f.batch));
   if (f.betaClass) w.add("r.beta_class = ?", *f.betaClass);

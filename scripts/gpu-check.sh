@@ -56,7 +56,8 @@ for step in "${steps[@]}"; do
   case "$step" in
     dropin-*)
       if [ ! -f "$build/dropin/libgemmtune_cublas.so" ]; then
-        note "$step" "FAILED: the drop-in was not built ($(grep -m1 'drop-in' "$out/configure.log" 2>/dev/null))"
+        why=$(grep -m1 'drop-in' "$out/configure.log" 2>/dev/null)
+        note "$step" "FAILED: the drop-in was not built (${why:-no $build/dropin/libgemmtune_cublas.so; run the build step})"
         continue
       fi ;;&
     build)

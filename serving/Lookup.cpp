@@ -250,6 +250,10 @@ LookupResult Lookup::computeFrom(const GpuSpec& gpu, std::int64_t id, const Prob
   reads.filter.batch = rowsOf.batch;
   reads.filter.betaClass = asked.betaClass;
   if (!family.empty()) reads.filter.family = family;
+  // Families above the caller's precision are left out in the store, not after it: their rows
+  // (tensor cores: the fastest) would fill a size's first rows and the nearest sizes otherwise.
+  for (const Family& f : FamilyRegistry::builtin().all())
+    if (f.precision > policy_.precision) reads.filter.notFamilies.push_back(f.name);
 
   // The asked size first: one indexed query answers most lookups, without listing every
   // measured size (a scan of the whole index on a 100 000-row store).

@@ -9,10 +9,10 @@
 
 namespace gemmtune::serving {
 
-MachineRates machineRatesOf(const GpuSpec& gpu) {
+MachineRates machineRatesOf(const GpuSpec& gpu, PrecisionClass precision) {
   MachineRates m;
   m.smCount = gpu.smCount;
-  if (auto peak = peakRate(gpu, PrecisionClass::strict)) m.peakGflops = peak->gflops;
+  if (auto peak = peakRate(gpu, precision)) m.peakGflops = peak->gflops;
   if (gpu.memClockKhz > 0 && gpu.memBusWidthBits > 0) m.dramGBps = dramGBps(gpu.memClockKhz, gpu.memBusWidthBits);
   return m;
 }
@@ -57,7 +57,7 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
 
 double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu, const db::ProblemKey& problem) {
   const auto g = geometryOf(config, row, gpu, problem);
-  return g ? rawMs(problem, *g, machineRatesOf(gpu)) : 0;
+  return g ? rawMs(problem, *g, machineRatesOf(gpu, precisionClassOf(*config.family))) : 0;
 }
 
 

@@ -19,7 +19,7 @@
 namespace gemmtune::serving {
 
 // Peak from serving::peakRate, bandwidth from the memory clock and bus width; 0 where unknown.
-MachineRates machineRatesOf(const GpuSpec& gpu);
+MachineRates machineRatesOf(const GpuSpec& gpu, PrecisionClass precision = PrecisionClass::strict);
 
 // `config`'s launch at `problem` (in the configuration's own layout; guarded when the unguarded
 // form cannot run it), with the residency the row's registers allow; nullopt when no form runs it.

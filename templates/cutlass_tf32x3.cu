@@ -8,7 +8,8 @@
 // (a = big + small, the small part the rounding error of the big one), and the kernel accumulates
 // big·big + big·small + small·big in FP32 on the tensor cores (mma.sync m16n8k8 TF32): three tensor
 // products in place of one FP32 FMA, FP32-level accuracy (Ootomo & Yokota 2022), on units with 8×
-// the FP32 pipes' rate on Hopper (4× on the A100). sm_80 and later.
+// the FP32 pipes' dense rate on the A100 and Hopper (mma.sync reaches about half of Hopper's).
+// sm_80 and later.
 //
 // Forms: GUARDED false reads A, B and C 4 floats (16 bytes) at a time — the plan asks for 16-byte
 // aligned pointers, leading dimensions that are multiples of 4 and contiguous extents that are

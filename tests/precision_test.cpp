@@ -3,6 +3,7 @@
 // through the lookup and through Library), that a faithful caller is, and the tf32x3 family's plan
 // (4-float accesses unguarded, any problem guarded).
 // Run: ctest -R precision
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "FamilyRegistry.hpp"
@@ -98,4 +99,38 @@ TEST(precisionPlan, Tf32x3ReadsFourFloatsUnguardedAndAnythingGuarded) {
     EXPECT_TRUE(formFor(c, p).guarded);
     EXPECT_TRUE(planLaunch(formFor(c, p), p).runnable()) << p.text();
   }
+}
+
+// Found in review: the lookup read a size's fastest rows and the nearest measured sizes before
+// leaving out the classes the caller does not allow, so tensor-core rows (the fastest, and the only
+// ones at many sizes) crowded out the SIMT rows a strict caller can run.
+TEST_F(precision, TensorCoreRowsDoNotCrowdOutAStrictCallersRows) {
+  std::vector<db::ResultRecord> rows;
+  for (int i = 0; i < 40; ++i) rows.push_back(test::okResult(kTensor, 2600 + 16 * i, 2600 + 16 * i, 2600 + 16 * i, 90000, gpu));
+  for (int i = 0; i < 20; ++i)
+    rows.push_back(test::okResult(fmt::format("tf32x3_bm64_bn64_bk{}_wm32_wn32_st{}_sw4_sk1", 16 << (i % 2), 3 + i % 2),
+                                  8192, 8192, 8192, 80000 + i, gpu));
+  rows.push_back(test::okResult(kSimt, 8192, 8192, 8192, 50000, gpu));
+  test::writeDatabase(dbPath, gpu, rows);
+  EXPECT_EQ(best(PrecisionClass::strict, 3000), kSimt);
+  EXPECT_EQ(best(PrecisionClass::strict, 8192), kSimt);
+}
+
+TEST(precisionPlan, Tf32x3VectorRulesFollowEveryLayout) {
+  const Config nn = FamilyRegistry::builtin().parseName(kTensor);
+  auto plan = [&](const char* layout, long long m, long long n, long long k) {
+    Config c = nn;
+    c.layout = *Layout::parse(layout);
+    GemmProblem p = GemmProblem::packed(GemmShape{m, n, k, c.layout, 1});
+    return planLaunch(c, p);
+  };
+  EXPECT_TRUE(plan("tn", 4096, 4096, 4095).runnable());   // A stored K x M: its rows are M long
+  EXPECT_FALSE(plan("tn", 4095, 4096, 4096).runnable());  // ... so M must be a multiple of 4
+  EXPECT_FALSE(plan("nt", 4096, 4095, 4096).runnable());  // C's rows are N long
+  EXPECT_FALSE(plan("nt", 4096, 4096, 4095).runnable());  // B stored N x K: its rows are K long
+  GemmProblem strided = GemmProblem::packed(GemmShape{64, 64, 64, {}, 4});
+  strided.strideA = 64 * 64 + 2;
+  strided.alignA = 8;  // the base's and the stride's common alignment
+  EXPECT_FALSE(planLaunch(nn, strided).runnable());
+  EXPECT_TRUE(planLaunch(formFor(nn, strided), strided).runnable());
 }

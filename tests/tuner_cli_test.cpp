@@ -285,17 +285,19 @@ TEST(SpaceCli, LayoutNamesEveryConfiguration) {
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "64", "--batch", "0"}), "bad batch '0'");
 }
 
-// cuBLAS as a candidate through the command line: `--families` names it (or "all" includes it);
-// without it no cuBLAS row is written; alone it is a usage error (it is measured at the families'
-// sizes). `results` lists its row and `query` names it where it was measured fastest.
 // A tensor-core family is tuned only under --precision faithful: named without it, a usage error
 // that says what to add.
 TEST(TuneCli, ATensorCoreFamilyNeedsPrecisionFaithful) {
   expectUsageError({"tune", "--families", "cutlass,tf32x3"},
                    "family tf32x3 computes on tensor cores (precision class faithful): add --precision faithful");
   expectUsageError({"tune", "--precision", "fast"}, "--precision");
+  expectUsageError({"query", "--size", "64", "--family", "tf32x3"},
+                   "family tf32x3 computes on tensor cores (precision class faithful): add --precision faithful");
 }
 
+// cuBLAS as a candidate through the command line: `--families` names it (or "all" includes it);
+// without it no cuBLAS row is written; alone it is a usage error (it is measured at the families'
+// sizes). `results` lists its row and `query` names it where it was measured fastest.
 TEST(TuneCli, CublasIsACandidateWhereTheFamiliesNameIt) {
   expectUsageError({"tune", "--families", "cublas"}, "--families cublas: name a kernel family beside cublas");
   gemmtune::test::ScratchDir dir;

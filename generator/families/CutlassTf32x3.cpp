@@ -24,8 +24,9 @@ Family tf32x3Family() {
   f.precision = PrecisionClass::faithful;
   f.order = 50;
   // Tiles of 64 and 128: three products per multiply-add hold twice the operand fragments of a
-  // TF32 GEMM, and larger tiles spill (on an H100, 128×256 and 256×128 3xTF32 tiles ran at 8–16
-  // TFLOP/s, 64–128 tiles at up to 69). BK 16 or 32: two or four mma k-steps per stage.
+  // TF32 GEMM, and larger tiles spill (issue 29's measurement on an H100, with CUTLASS outside
+  // gemmtune: 128×256 and 256×128 3xTF32 tiles ran at 8–16 TFLOP/s, 64–128 tiles at up to 69).
+  // BK 16 or 32: two or four mma k-steps per stage.
   f.params = {
       {"BM", "bm", {64, 128}, "rows of the C tile per block (threadblock M)"},
       {"BN", "bn", {64, 128}, "columns of the C tile per block (threadblock N)"},
