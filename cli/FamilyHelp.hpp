@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "FamilyRegistry.hpp"
+#include "gemmtune/Errors.hpp"
 
 namespace gemmtune::cli {
 
@@ -36,14 +39,20 @@ inline std::string exampleFirstParam() {
 
 // --precision's names (CLI11 checks them), in PrecisionClass order.
 inline const std::vector<std::string>& precisionNames() {
-  static const std::vector<std::string> names{"strict", "faithful"};
+  static const std::vector<std::string> names{precisionName(PrecisionClass::strict),
+                                              precisionName(PrecisionClass::faithful)};
   return names;
 }
-inline PrecisionClass precisionNamed(const std::string& name) {
-  return name == "faithful" ? PrecisionClass::faithful : PrecisionClass::strict;
+// --precision's value (already checked against precisionNames()).
+inline PrecisionClass precisionOption(const std::string& name) {
+  return precisionNamed(name).value_or(PrecisionClass::strict);
 }
-inline const char* precisionName(PrecisionClass precision) {
-  return precision == PrecisionClass::faithful ? "faithful" : "strict";
+
+// A family above the class a command was given would never be tuned or served: say what to add.
+inline void requirePrecision(const Family& family, PrecisionClass allowed) {
+  if (family.precision > allowed)
+    throw UsageError(fmt::format("family {} computes on tensor cores (precision class {}): add --precision {}",
+                                 family.name, precisionName(family.precision), precisionName(family.precision)));
 }
 
 }  // namespace gemmtune::cli

@@ -72,10 +72,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
   // "cublas" asks for cuBLAS's row; any other name must be a kernel family (else a usage error).
   // A family above --precision's class would never be served: say what to add.
   if (!a.family.empty() && a.family != db::kCublasFamily) {
-    const Family& f = FamilyRegistry::builtin().get(a.family);
-    if (f.precision > precisionNamed(a.precision))
-      throw UsageError(fmt::format("family {} computes on tensor cores (precision class {}): add --precision {}",
-                                   f.name, precisionName(f.precision), precisionName(f.precision)));
+    requirePrecision(FamilyRegistry::builtin().get(a.family), precisionOption(a.precision));
   }
 
   const std::string path = db::resolveDatabasePath(a.db).string();
@@ -90,7 +87,7 @@ int run(const QueryArgs& a, const CliContext& ctx) {
 
   serving::LookupPolicy policy;
   policy.cublas = !a.kernelsOnly;
-  policy.precision = precisionNamed(a.precision);
+  policy.precision = precisionOption(a.precision);
   serving::Lookup lookup(store, serving::presentEnvironment(ctx.templatesDir.string()), policy);
   serving::LookupResult best = lookup.best(gpu.spec, problem, a.family);
   const GemmShape shape = db::shapeOf(problem);

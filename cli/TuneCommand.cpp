@@ -82,10 +82,7 @@ std::vector<const Family*> parseFamilies(const std::string& list, bool& cublasRo
       cublasRows = true;
     } else {
       const Family* f = &reg.get(name);  // throws UsageError listing the choices
-      if (f->precision > precision)
-        throw UsageError(fmt::format("family {} computes on tensor cores (precision class {}): add --precision {} "
-                                     "to tune it",
-                                     name, precisionName(f->precision), precisionName(f->precision)));
+      requirePrecision(*f, precision);
       if (auto why = unavailableReason(*f))
         throw UnavailableError(fmt::format("family {} is unavailable here: {}", name, *why));
       if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
@@ -291,7 +288,7 @@ int run(const TuneArgs& a, const CliContext& ctx) {
   TuneOptions options;
   if (!a.seen) options.sizes = sizesOf(a);
   std::deque<Family> narrowed;  // --params: families with some domains replaced (outlive the run)
-  options.families = withParams(parseFamilies(a.families, options.cublasRows, precisionNamed(a.precision)), a.params, narrowed);
+  options.families = withParams(parseFamilies(a.families, options.cublasRows, precisionOption(a.precision)), a.params, narrowed);
   if (!a.seen && !a.shard.empty() && !takeShard(a.shard, options)) return kExitOk;
   options.resume = !a.fresh;
   options.budgetSec = a.budget;

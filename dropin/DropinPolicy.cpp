@@ -19,10 +19,7 @@ Policy policyFrom(const char* env, std::string& warning) {
 
 PrecisionClass precisionFrom(const char* env, std::string& warning) {
   if (!env || !*env) return PrecisionClass::strict;
-  std::string value(env);
-  for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (value == "strict") return PrecisionClass::strict;
-  if (value == "faithful") return PrecisionClass::faithful;
+  if (auto named = precisionNamed(env)) return *named;
   warning = fmt::format("GEMMTUNE_PRECISION={} is not one of strict, faithful: using strict", env);
   return PrecisionClass::strict;
 }

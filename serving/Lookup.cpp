@@ -101,7 +101,9 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
     skip(row, fmt::format("its family column says '{}'", row.family));
     return std::nullopt;
   }
-  if (config.family->precision > policy_.precision) return std::nullopt;  // a class the caller did not allow
+  // The rule itself; the reads also leave these families out (reads.filter.notFamilies) so that
+  // their rows take no place among a size's first rows or the nearest sizes.
+  if (config.family->precision > policy_.precision) return std::nullopt;
   StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
                        row.key.methodVersion};
   if (auto stale = staleReasons(parts, &config.family->name, present_); !stale.empty()) {

@@ -66,6 +66,14 @@ TEST(precisionBound, FaithfulIsAThirdOfTheTensorCoresTf32Rate) {
   EXPECT_EQ(serving::precisionClassOf(FamilyRegistry::builtin().get("cutlass")), PrecisionClass::strict);
 }
 
+TEST(precisionNames, NamesReadInAnyCaseAndNothingElse) {
+  EXPECT_STREQ(precisionName(PrecisionClass::faithful), "faithful");
+  EXPECT_EQ(precisionNamed("Strict"), PrecisionClass::strict);
+  EXPECT_EQ(precisionNamed("FAITHFUL"), PrecisionClass::faithful);
+  EXPECT_EQ(precisionNamed("faithfu"), std::nullopt);
+  EXPECT_EQ(precisionNamed(""), std::nullopt);
+}
+
 TEST_F(precision, StrictNeverServesATensorCoreRowExactOrNearest) {
   write();
   EXPECT_EQ(best(PrecisionClass::strict, 4096), kSimt);

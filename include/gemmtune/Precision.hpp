@@ -2,6 +2,10 @@
 // served its kernels and the peak its rows are held to (serving/SpeedBound).
 #pragma once
 
+#include <cctype>
+#include <optional>
+#include <string_view>
+
 namespace gemmtune {
 
 // strict: FP32 multiply-adds on the SIMT pipes, as cuBLAS SGEMM in its default math (every family
@@ -10,5 +14,22 @@ namespace gemmtune {
 // allows it (Library::Options::precision, `query --precision`). Ordered: a caller allowing a class
 // allows the ones before it.
 enum class PrecisionClass { strict, faithful };
+
+// The class's name where users write one (`--precision`, $GEMMTUNE_PRECISION): "strict", "faithful".
+inline const char* precisionName(PrecisionClass precision) {
+  return precision == PrecisionClass::faithful ? "faithful" : "strict";
+}
+
+// The class named `name`, in any letter case; nullopt for any other text.
+inline std::optional<PrecisionClass> precisionNamed(std::string_view name) {
+  for (PrecisionClass p : {PrecisionClass::strict, PrecisionClass::faithful}) {
+    const std::string_view known = precisionName(p);
+    bool same = name.size() == known.size();
+    for (std::size_t i = 0; same && i < name.size(); ++i)
+      same = std::tolower(static_cast<unsigned char>(name[i])) == known[i];
+    if (same) return p;
+  }
+  return std::nullopt;
+}
 
 }  // namespace gemmtune
