@@ -47,7 +47,9 @@ using gemmtune_cutlass_layout = typename cutlass::platform::conditional<TRANS, c
                                                                         cutlass::layout::RowMajor>::type;
 
 // The body of a family's kernel: `Types` names Gemm (a device::Gemm whose swizzle is
-// gemmtune_batched_swizzle), Swizzle, TBM, TBN, TBK, kThreads and kSmemBytes.
+// gemmtune_batched_swizzle), Swizzle, TBM, TBN, TBK, kThreads, kSmemBytes and kFixesNonFinite (when
+// true, Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, C, ldc, batch) runs after the
+// kernel, on the caller's A, B and C before any batch is applied).
 template <class Types>
 __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float alpha, const float* A, int lda,
                                                       const float* B, int ldb, float beta, float* C, int ldc,
@@ -68,12 +70,15 @@ __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float
     const int slices = wholeBatches ? gridDim.z / batch.count : 1;
     const int b = wholeBatches ? static_cast<int>(blockIdx.z) / slices : 0;
     gemmtune_cutlass_slices = slices;
-    if (wholeBatches) gemmtune_select_batch(batch, b, A, B, C);
+    const float* a = A;
+    const float* bOp = B;
+    float* c = C;
+    if (wholeBatches) gemmtune_select_batch(batch, b, a, bOp, c);
     cutlass::gemm::GemmCoord problem(M, N, K);
     cutlass::gemm::GemmCoord tiled = Types::Swizzle::get_tiled_shape(problem, {Types::TBM, Types::TBN, Types::TBK}, slices);
     // One lock per C tile of each batch: the batches' slices run at the same time.
     int* locks = kSliceLocks ? kSliceLocks + static_cast<long long>(b) * tiled.m() * tiled.n() : nullptr;
-    Params params(problem, tiled, {const_cast<float*>(A), lda}, {const_cast<float*>(B), ldb}, {C, ldc}, {C, ldc},
+    Params params(problem, tiled, {const_cast<float*>(a), lda}, {const_cast<float*>(bOp), ldb}, {c, ldc}, {c, ldc},
                   {alpha, beta}, locks);
     const dim3 grid = Types::Swizzle::get_grid_shape(tiled);
     // A grid the swizzle did not plan for would leave tiles uncomputed: compute none instead.
@@ -85,4 +90,9 @@ __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float
   Kernel op;
   op(*reinterpret_cast<const Params*>(paramBytes),
      *reinterpret_cast<typename Kernel::SharedStorage*>(gemmtune_cutlass_smem));
+  // A family whose arithmetic can turn an Inf into NaN repairs its tile once C is final.
+  if constexpr (Types::kFixesNonFinite) {
+    __syncthreads();
+    Types::fixNonFinite(*reinterpret_cast<const Params*>(paramBytes), M, N, K, alpha, A, lda, B, ldb, C, ldc, batch);
+  }
 }

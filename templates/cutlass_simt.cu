@@ -36,6 +36,7 @@ struct gemmtune_cutlass_simt_types {
       cutlass::gemm::GemmShape<WM, WN, TBK>, cutlass::gemm::GemmShape<1, 1, 1>,
       cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, STAGES, 1, 1, /*SplitKSerial=*/true>;
   static constexpr int kThreads = 32 * (TBM / WM) * (TBN / WN);
+  static constexpr bool kFixesNonFinite = false;  // FP32 FMA keeps Inf and NaN as IEEE says
   static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 4;
 };
 

@@ -23,6 +23,68 @@
 // batch.count × K slices; the workspace holds one lock per C tile per batch when K is sliced.
 #include "cutlass_gemm.cuh"
 
+// Set when the block's epilogue wrote a NaN (cleared by thread 0 before the main loop).
+__shared__ int gemmtune_tf32x3_wrote_nan;
+
+// Inf and NaN: CUTLASS's split of an operand into big and small TF32 parts makes the small part of
+// ±Inf Inf - Inf = NaN, and even a split that kept it 0 meets Inf times a partner's small part that
+// is exactly 0 (any partner with 11 significant bits or fewer): NaN where FP32 FMA gives ±Inf.
+// Neither can be avoided inside the product at its speed (a split that kept Inf's small part 0 ran
+// at 50 instead of 74 TFLOP/s at 8192 on an H100; a flag set in the split spilled registers), so
+// the block repairs its tile afterwards (gemmtune_tf32x3_repair), and only when it wrote a NaN.
+//
+// CUTLASS's LinearCombination that notes whether it wrote a NaN: a compare per element of the
+// epilogue, nothing in the main loop.
+template <int kAlign>
+struct gemmtune_tf32x3_output : cutlass::epilogue::thread::LinearCombination<float, kAlign, float, float> {
+  using Base = cutlass::epilogue::thread::LinearCombination<float, kAlign, float, float>;
+  using Base::Base;
+  CUTLASS_HOST_DEVICE typename Base::FragmentOutput operator()(typename Base::FragmentAccumulator const& accumulator,
+                                                               typename Base::FragmentSource const& source) const {
+    return noted(Base::operator()(accumulator, source));
+  }
+  CUTLASS_HOST_DEVICE typename Base::FragmentOutput operator()(typename Base::FragmentAccumulator const& accumulator) const {
+    return noted(Base::operator()(accumulator));
+  }
+  CUTLASS_HOST_DEVICE static typename Base::FragmentOutput noted(typename Base::FragmentOutput const& out) {
+#if defined(__CUDA_ARCH__)
+    bool nan = false;
+    for (int i = 0; i < kAlign; ++i) nan = nan || isnan(out[i]);
+    if (nan) gemmtune_tf32x3_wrote_nan = 1;
+#endif
+    return out;
+  }
+};
+
+// Once C is final, every NaN of the block's tile whose FP32 dot product is ±Inf becomes alpha·(that
+// product): the value FP32 FMA gives when C's old value was finite. A NaN the inputs make (Inf -
+// Inf, a NaN operand, a NaN in C with beta) has a NaN or finite product and stays. Only the block
+// that wrote the tile's final values (the last K slice) looks, and only when it wrote a NaN: an
+// earlier slice's NaN reaches the last slice through C.
+template <int TBM, int TBN, int THREADS, class Swizzle, bool TRANS_A, bool TRANS_B>
+struct gemmtune_tf32x3_repair {
+  template <class Params>
+  static __device__ void run(const Params& p, int M, int N, int K, float alpha, const float* A, int lda,
+                             const float* B, int ldb, float* C, int ldc, const GemmtuneBatch& batch) {
+    const int slices = gemmtune_cutlass_slices;
+    const cutlass::gemm::GemmCoord tile = Swizzle::get_tile_offset(p.swizzle_log_tile);
+    if (tile.m() >= p.grid_tiled_shape.m() || tile.n() >= p.grid_tiled_shape.n()) return;  // computed nothing
+    if (!gemmtune_tf32x3_wrote_nan || tile.k() != slices - 1) return;
+    gemmtune_select_batch(batch, static_cast<int>(blockIdx.z) / slices, A, B, C);
+    for (int e = threadIdx.x; e < TBM * TBN; e += THREADS) {
+      const int i = tile.m() * TBM + e / TBN, j = tile.n() * TBN + e % TBN;
+      if (i >= M || j >= N) continue;
+      float* c = C + static_cast<long long>(i) * ldc + j;
+      if (!isnan(*c)) continue;
+      float dot = 0.0f;
+      for (int k = 0; k < K; ++k)
+        dot = fmaf(TRANS_A ? A[static_cast<long long>(k) * lda + i] : A[static_cast<long long>(i) * lda + k],
+                   TRANS_B ? B[static_cast<long long>(j) * ldb + k] : B[static_cast<long long>(k) * ldb + j], dot);
+      if (isinf(dot)) *c = alpha * dot;
+    }
+  }
+};
+
 template <int TBM_, int TBN_, int TBK_, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED, bool TRANS_A, bool TRANS_B>
 struct gemmtune_cutlass_tf32x3_types {
   static constexpr int TBM = TBM_, TBN = TBN_, TBK = TBK_;
@@ -32,10 +94,17 @@ struct gemmtune_cutlass_tf32x3_types {
       float, gemmtune_cutlass_layout<TRANS_A>, float, gemmtune_cutlass_layout<TRANS_B>, float, cutlass::layout::RowMajor,
       float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, cutlass::gemm::GemmShape<TBM, TBN, TBK>,
       cutlass::gemm::GemmShape<WM, WN, TBK>, cutlass::gemm::GemmShape<16, 8, 8>,
-      cutlass::epilogue::thread::LinearCombination<float, kAlign, float, float>, Swizzle, STAGES, kAlign, kAlign,
+      gemmtune_tf32x3_output<kAlign>, Swizzle, STAGES, kAlign, kAlign,
       /*SplitKSerial=*/true, cutlass::arch::OpMultiplyAddFastF32>;
   static constexpr int kThreads = 32 * (TBM / WM) * (TBN / WN);
   static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 4;
+  static constexpr bool kFixesNonFinite = true;
+  template <class Params>
+  static __device__ void fixNonFinite(const Params& p, int M, int N, int K, float alpha, const float* A, int lda,
+                                      const float* B, int ldb, float* C, int ldc, const GemmtuneBatch& batch) {
+    gemmtune_tf32x3_repair<TBM, TBN, kThreads, Swizzle, TRANS_A, TRANS_B>::run(p, M, N, K, alpha, A, lda, B, ldb, C,
+                                                                               ldc, batch);
+  }
 };
 
 template <int TBM, int TBN, int TBK, int WM, int WN, int STAGES, int SWIZZLE, bool GUARDED, bool TRANS_A, bool TRANS_B>
@@ -44,6 +113,7 @@ __global__ void __launch_bounds__(
     sgemm_cutlass_tf32x3(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                          float* C, int ldc, GemmtuneBatch batch, int* kSliceLocks) {
   static_assert(STAGES >= 3, "STAGES >= 3: two stages select CUTLASS's double-buffered main loop, whose padded shared memory the plan does not describe");
+  if (threadIdx.x == 0) gemmtune_tf32x3_wrote_nan = 0;  // read after the wrapper's first barrier
   gemmtune_cutlass_gemm<gemmtune_cutlass_tf32x3_types<TBM, TBN, TBK, WM, WN, STAGES, SWIZZLE, GUARDED, TRANS_A, TRANS_B>>(
       M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch, kSliceLocks);
 }

@@ -8,9 +8,12 @@
 #include <limits>
 #include <set>
 
+#include "CandidateRequests.hpp"
+#include "FamilyRegistry.hpp"
 #include "NvrtcCompiler.hpp"
 #include "fault_family.hpp"
 #include "gemmtune/Errors.hpp"
+#include "worker/AccuracyKernels.hpp"
 #include "worker/HelperKernels.hpp"
 #include "worker/ProblemLayout.hpp"
 #include "worker/TimingStats.hpp"
@@ -44,6 +47,7 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   padded.lda = 1004, padded.ldc = 1012, padded.alignB = 4, padded.betaZero = false;
   r.checkLayouts = {{GemmProblem::packed(1000, 1000, 1000), r.plan}, {padded, LaunchPlan::refused("no")}};
   r.verify = false;
+  r.faithful = true;
   r.timing.bestSoFarMs = 1.25;
   r.timing.minReps = 7;
   json back = roundTrip(wire::runRequest(r));
@@ -71,6 +75,7 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   EXPECT_FALSE(back1.betaZero);
   EXPECT_EQ(got.checkLayouts[1].plan.refusal, "no");
   EXPECT_FALSE(got.verify);
+  EXPECT_TRUE(got.faithful);
   EXPECT_TRUE(got.time);
   EXPECT_EQ(got.timing.bestSoFarMs, 1.25);
   EXPECT_EQ(got.timing.minReps, 7);
@@ -357,6 +362,30 @@ TEST(HelperKernels, CompileForHopperWithEveryEntryPoint) {
   for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_bits", "gt_copy_into", "gt_abs_copy", "gt_compare",
                         "gt_scan_canaries", "gt_canary_sgemm"})
     EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
+}
+
+// Tensor-core families are asked for the faithful checks, with room in the deadline for building
+// the problem's data sets; FP32 families are not.
+TEST(CandidateRequests, FaithfulChecksFollowTheFamilysPrecision) {
+  const GemmShape shape{4096, 4096, 4096};
+  const TimingPolicy timing;
+  for (const auto& [name, faithful] : {std::pair{"tf32x3_bm128_bn128_bk32_wm64_wn32_st3_sw4_sk1", true},
+                                       std::pair{"cutlass_bm32_bn128_bk8_wm32_wn32_st3_sw4_sk1", false}}) {
+    const Config c = FamilyRegistry::builtin().parseName(name);
+    EXPECT_EQ(requestFor(c, CompileResult{}, shape, timing).faithful, faithful) << name;
+  }
+  EXPECT_GT(deadlineSecFor(shape, timing, true), deadlineSecFor(shape, timing, false) + 1);
+}
+
+// The faithful checks' kernels compile for the oldest and newest architecture with tensor-core
+// families (double atomics, shuffles of doubles) and every entry point is in the module.
+TEST(AccuracyKernels, CompileForAmpereAndHopperWithEveryEntryPoint) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    CompileResult r = NvrtcCompiler::compile(AccuracyKernels::source(), AccuracyKernels::anchorKernel(), arch);
+    ASSERT_TRUE(r.ok) << arch << ": " << r.log;
+    for (const char* k : {"ak_fill_uniform", "ak_scale_lines", "ak_reference_f64", "ak_errors", "ak_class_mismatch"})
+      EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
+  }
 }
 
 // The fault family's template includes the kernels' batch header, as a templates directory holds

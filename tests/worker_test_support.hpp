@@ -27,6 +27,8 @@ inline CandidateRequest requestFor(const Config& config, const CompileResult& r,
   req.plan = planLaunch(config, GemmProblem::packed(p.shape()));
   for (const GemmProblem& layout : ProblemLayout::checkProblems(p)) req.checkLayouts.push_back({layout, planLaunch(config, layout)});
   req.timing = timing;
+  // No faithful checks (the tuner's requestFor asks them of tensor-core families): these tests are
+  // about layouts, batches and faults; tests/faithful_gpu_test.cpp asks for them itself.
   return req;
 }
 

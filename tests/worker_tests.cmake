@@ -11,3 +11,5 @@ add_dependencies(worker_client_test fake_worker)
 gemmtune_add_test(worker_gpu_test SOURCES worker_gpu_test.cpp LIBS gemmtune_tuner GPU)
 # Every built-in family in every layout and batch form (the gate for the templates' layout work).
 gemmtune_add_test(layouts_gpu_test SOURCES layouts_gpu_test.cpp LIBS gemmtune_tuner GPU)
+# The faithful precision class's checks: FP64 reference, error sets against cuBLAS, Inf/NaN, tf32x3.
+gemmtune_add_test(faithful_gpu_test SOURCES faithful_gpu_test.cpp LIBS gemmtune_tuner GPU)

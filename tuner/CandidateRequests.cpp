@@ -16,6 +16,8 @@ CandidateRequest requestFor(const Config& config, const CompileResult& compiled,
   for (const GemmProblem& p : ProblemLayout::checkProblems(Problem::of(shape)))
     req.checkLayouts.push_back({p, planLaunch(config, p)});
   req.timing = timing;
+  // Tensor-core families answer for their accuracy against cuBLAS SGEMM's besides the checks of all.
+  req.faithful = config.family->precision == PrecisionClass::faithful;
   return req;
 }
 
@@ -28,8 +30,12 @@ CompileResult compiledOf(const db::ResultRecord& row) {
   return c;
 }
 
-double deadlineSecFor(const GemmShape& shape, const TimingPolicy& policy) {
-  return WorkerClient::deadlineFor(policy, shape.flops() / 0.5e12 * 1e3);
+double deadlineSecFor(const GemmShape& shape, const TimingPolicy& policy, bool faithful) {
+  const double kernelMs = shape.flops() / 0.5e12 * 1e3;
+  // The first faithful request of a problem builds its data sets: three FP64 references (values and
+  // |A||B|) at a pessimistic 1 TFLOP/s, then eight launches of cuBLAS and the candidate.
+  const double faithfulSec = faithful ? 6 * shape.flops() / 1e12 + 8 * kernelMs / 1e3 : 0;
+  return WorkerClient::deadlineFor(policy, kernelMs) + faithfulSec;
 }
 
 }  // namespace gemmtune

@@ -21,7 +21,8 @@ CandidateRequest requestFor(const Config& config, const CompileResult& compiled,
 CompileResult compiledOf(const db::ResultRecord& row);
 
 // How long the worker may take for one request at `shape`: room for a kernel as slow as
-// 0.5 TFLOP/s (hopeless on any GPU gemmtune targets), so only hung or pathological ones time out.
-double deadlineSecFor(const GemmShape& shape, const TimingPolicy& policy);
+// 0.5 TFLOP/s (hopeless on any GPU gemmtune targets), so only hung or pathological ones time out;
+// `faithful` (the request's): room for building the problem's faithful data sets too.
+double deadlineSecFor(const GemmShape& shape, const TimingPolicy& policy, bool faithful = false);
 
 }  // namespace gemmtune

@@ -57,6 +57,9 @@ struct CandidateRequest {
   LaunchPlan plan;              // timing: the problem as the worker lays it out (GemmProblem::packed)
   std::vector<CheckLayout> checkLayouts;  // verification: one per ProblemLayout::checkProblems entry
   bool verify = true;
+  // With verify: the faithful checks too (worker/FaithfulCheck: error against FP64 no larger than
+  // cuBLAS SGEMM's on three data sets, NaN and Inf as cuBLAS SGEMM's), for tensor-core families.
+  bool faithful = false;
   bool time = true;
   TimingPolicy timing;
 };

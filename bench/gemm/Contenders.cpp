@@ -52,7 +52,7 @@ Contender ContenderFactory::kernel(Kind kind, const std::string& column, const C
   auto launch = [loaded, workspace, plan, stream](const SgemmArgs& a) {
     CudaDriver::get().check(loaded->run(plan, a, stream, workspace.get()), "cuLaunchKernel");
   };
-  return {kind, column, config.family->name, config.name(), std::move(match), launch};
+  return {kind, column, config.family->name, config.name(), std::move(match), launch, config.family->precision};
 }
 
 std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
@@ -71,6 +71,7 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   const auto& families = FamilyRegistry::builtin().all();
   for (const auto& f : families) {
     if (!columns_.fixed) break;
+    if (f.precision > columns_.precision) continue;
     auto classic = FamilyRegistry::classic(f);
     if (!classic) continue;
     Config form = formFor(*classic, GemmProblem::packed(s));
@@ -79,6 +80,7 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
   for (const auto& f : families) {
     const std::string column = f.name + " tuned";
     if (!lookup_ || !columns_.tuned) break;
+    if (f.precision > columns_.precision) continue;
     tryAdd(column, [&] {
       serving::LookupResult r = lookup_->best(gpu_, db::problemKeyOf(s), f.name);
       if (r.quality == serving::MatchQuality::none || !r.config)
@@ -101,7 +103,7 @@ void ContenderFactory::addLibrary(std::vector<Contender>& out, Kind kind, Librar
     LibraryColumn::Pick pick = library->best(device_, s);
     CUstream stream = stream_;
     out.push_back(Contender{kind, column, "", pick.instance, pick.match,
-                            [library, stream](const SgemmArgs& a) { library->sgemm(stream, a); }});
+                            [library, stream](const SgemmArgs& a) { library->sgemm(stream, a); }, pick.precision});
   } catch (const std::exception& e) {
     fmt::print(stderr, "{} at {}: left out: {}\n", column, s.str(), e.what());
   }

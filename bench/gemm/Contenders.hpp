@@ -16,6 +16,7 @@
 #include "Lookup.hpp"
 #include "SizeSpec.hpp"
 #include "gemmtune/GpuSpec.hpp"
+#include "gemmtune/Precision.hpp"
 
 namespace gemmtune {
 class Cublas;
@@ -30,6 +31,9 @@ enum class Kind { cublas, fixed, tuned, library, library_ours };
 // Which columns a run times (`gemm_bench --columns`); cuBLAS always, as every ratio's reference.
 struct ColumnSet {
   bool fixed = true, tuned = true, library = true, ours = false;
+  // `--precision`: families of a higher class get no fixed or tuned column, and the tuned lookup
+  // and sgemm() never serve one, so a strict run shows only what a strict caller could be given.
+  PrecisionClass precision = PrecisionClass::strict;
 };
 // "fixed,tuned,library,ours" (cublas accepted and implied); throws std::invalid_argument naming a bad item.
 ColumnSet parseColumns(const std::string& list);
@@ -41,11 +45,13 @@ struct Contender {
   std::string instance;  // what runs
   std::string match;     // tuned and sgemm(): how the configuration was found
   std::function<void(const SgemmArgs&)> launch;  // enqueues one SGEMM on the bench stream
+  PrecisionClass precision = PrecisionClass::strict;  // of what runs: the family's (cuBLAS: strict)
 };
 
 class ContenderFactory {
  public:
-  // `lookup` and `library` may be null (no database, library not built).
+  // `lookup` and `library` may be null (no database, library not built); both are built for
+  // `columns.precision` (LookupPolicy::precision, Library::Options::precision).
   // `ours`: the library with cuBLAS excluded (may be null too).
   ContenderFactory(CUstream stream, int device, const GpuSpec& gpu, const Cublas& blas, Compiler& compiler,
                    serving::Lookup* lookup, LibraryColumn* library, LibraryColumn* ours, ColumnSet columns);

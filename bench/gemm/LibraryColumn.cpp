@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "FamilyRegistry.hpp"
+
 #if GEMMTUNE_BENCH_HAS_LIBRARY
 #include "gemmtune/Library.hpp"
 #endif
@@ -11,11 +13,12 @@ namespace gemmtune::bench {
 #if GEMMTUNE_BENCH_HAS_LIBRARY
 
 struct LibraryColumn::Impl {
-  Impl(const std::filesystem::path& db, bool cublas) : lib(options(db, cublas)) {}
-  static Library::Options options(const std::filesystem::path& db, bool cublas) {
+  Impl(const std::filesystem::path& db, bool cublas, PrecisionClass precision) : lib(options(db, cublas, precision)) {}
+  static Library::Options options(const std::filesystem::path& db, bool cublas, PrecisionClass precision) {
     Library::Options o;
     o.stores = {db.string()};
     o.cublas = cublas;
+    o.precision = precision;
     o.recordSeen = cublas;  // one column records the workload's shapes: two would double their time
     return o;
   }
@@ -24,13 +27,15 @@ struct LibraryColumn::Impl {
 
 bool LibraryColumn::built() { return true; }
 
-LibraryColumn::LibraryColumn(const std::filesystem::path& dbPath, bool cublas)
-    : impl_(std::make_unique<Impl>(dbPath, cublas)) {}
+LibraryColumn::LibraryColumn(const std::filesystem::path& dbPath, bool cublas, PrecisionClass precision)
+    : impl_(std::make_unique<Impl>(dbPath, cublas, precision)) {}
 
 LibraryColumn::Pick LibraryColumn::best(int device, const GemmShape& s) {
   auto op = [](bool t) { return t ? Op::T : Op::N; };
   Choice c = impl_->lib.best(device, op(s.layout.transA), op(s.layout.transB), s.M, s.N, s.K, s.batch);
-  return {c.instance, toString(c.match)};
+  // Canonical names start with the family ("tf32x3_..."); cuBLAS's ("cublas_nn") names none.
+  const Family* family = FamilyRegistry::builtin().find(c.instance.substr(0, c.instance.find('_')));
+  return {c.instance, toString(c.match), family ? family->precision : PrecisionClass::strict};
 }
 
 void LibraryColumn::sgemm(CUstream stream, const SgemmArgs& a) {
@@ -54,7 +59,7 @@ struct LibraryColumn::Impl {};
 
 bool LibraryColumn::built() { return false; }
 
-LibraryColumn::LibraryColumn(const std::filesystem::path&, bool) {
+LibraryColumn::LibraryColumn(const std::filesystem::path&, bool, PrecisionClass) {
   throw std::runtime_error("gemm_bench was built without gemmtune::Library");
 }
 

@@ -11,6 +11,7 @@
 
 #include "LoadedKernel.hpp"
 #include "SizeSpec.hpp"
+#include "gemmtune/Precision.hpp"
 
 namespace gemmtune::bench {
 
@@ -20,7 +21,8 @@ class LibraryColumn {
 
   // Throws std::runtime_error when the library is not built in. `cublas` false: the library with
   // cuBLAS excluded as a candidate (Library::Options::cublas), gemmtune's kernels only.
-  LibraryColumn(const std::filesystem::path& dbPath, bool cublas);
+  // `precision`: the most sgemm() may run (Library::Options::precision), the run's --precision.
+  LibraryColumn(const std::filesystem::path& dbPath, bool cublas, PrecisionClass precision);
   ~LibraryColumn();
   LibraryColumn(const LibraryColumn&) = delete;
   LibraryColumn& operator=(const LibraryColumn&) = delete;
@@ -28,6 +30,7 @@ class LibraryColumn {
   struct Pick {
     std::string instance;  // what sgemm() runs at this size
     std::string match;     // exact, nearest_size, default_config
+    PrecisionClass precision = PrecisionClass::strict;  // the class of the kernel's family (cuBLAS: strict)
   };
   Pick best(int device, const GemmShape& s);
   // One sgemm() on `stream`; throws std::runtime_error with lastError() unless it returns ok.

@@ -43,13 +43,13 @@ std::optional<double> CandidateTimer::time(const Candidate& c, const std::string
 
 CandidateResult CandidateTimer::measure(const CandidateRequest& req, const Config& config, const GemmShape& shape,
                                         Lane& lane) {
-  CandidateResult r = lane.worker->run(req, deadlineSecFor(shape, req.timing));
+  CandidateResult r = lane.worker->run(req, deadlineSecFor(shape, req.timing, req.faithful));
   if (r.status == kStatusWorkerDied) {
     // A worker killed from outside (the OOM killer, a kill -9) says nothing about the kernel: it
     // runs once more on the fresh worker, and only a second death is recorded as the kernel's.
     spdlog::warn("{} at {}: {} on GPU {}; measuring it again", config.name(), shape.str(), r.detail,
                  lane.gpu.deviceIndex);
-    CandidateResult again = lane.worker->run(req, deadlineSecFor(shape, req.timing));
+    CandidateResult again = lane.worker->run(req, deadlineSecFor(shape, req.timing, req.faithful));
     if (again.status == kStatusWorkerDied) again.detail = fmt::format("twice: {}; then {}", r.detail, again.detail);
     r = again;
   }
@@ -60,7 +60,7 @@ CandidateResult CandidateTimer::measure(const CandidateRequest& req, const Confi
                   r.smClockMHz, kLowClockPercent, lane.worker->info().maxClockMHz);
     CandidateRequest again = req;
     again.verify = false;
-    CandidateResult second = lane.worker->run(again, deadlineSecFor(shape, again.timing));
+    CandidateResult second = lane.worker->run(again, deadlineSecFor(shape, again.timing, again.faithful));
     if (second.status == kStatusOk) second.maxError = r.maxError;  // from the verification of the first
     if (second.status == kStatusOk || second.status == kStatusInterrupted) r = second;
   }

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "CudaDriver.hpp"
-#include "NvrtcCompiler.hpp"
+#include "WorkerModule.hpp"
 
 namespace gemmtune {
 
@@ -17,20 +17,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-const char* const kSource = R"CUDA(
+const char* const kBody = R"CUDA(
 // gemmtune worker helper kernels: inputs, |x|, copies, checker, canary scan, canary SGEMM.
 // Grid-stride loops throughout.
-typedef unsigned long long u64;
-
-__device__ __forceinline__ u64 mix64(u64 x) {  // splitmix64 finalizer
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-__device__ __forceinline__ long long firstIndex() { return blockIdx.x * (long long)blockDim.x + threadIdx.x; }
-__device__ __forceinline__ long long stride() { return (long long)gridDim.x * blockDim.x; }
 
 extern "C" __global__ void gt_fill_int(float* p, long long n, unsigned seed, int range) {
   for (long long i = firstIndex(); i < n; i += stride()) {
@@ -166,28 +155,18 @@ extern "C" __global__ void gt_canary_sgemm(int M, int N, int K, float alpha, con
 
 }  // namespace
 
-const char* HelperKernels::source() { return kSource; }
+const std::string& HelperKernels::source() {
+  static const std::string source = std::string(workerKernelPrelude()) + kBody;
+  return source;
+}
 const char* HelperKernels::anchorKernel() { return "gt_compare"; }
 
 HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCount)
     : stream_(stream), smCount_(std::max(smCount, 1)) {
-  CompileResult r = NvrtcCompiler::compile(kSource, anchorKernel(), arch);
-  if (!r.ok) throw std::runtime_error(fmt::format("worker helper kernels do not compile for {}:\n{}", arch, r.log));
-  const auto& cu = CudaDriver::get();
-  cu.check(cu.cuModuleLoadData(&module_, r.cubin.data()), "loading the worker helper kernels");
-  struct Entry {
-    CUfunction* fn;
-    const char* name;
-  };
-  for (auto [fn, name] : {Entry{&fillInt_, "gt_fill_int"}, Entry{&fillNormal_, "gt_fill_normal"},
-                          Entry{&fillBits_, "gt_fill_bits"}, Entry{&copyInto_, "gt_copy_into"},
-                          Entry{&absCopy_, "gt_abs_copy"}, Entry{&compare_, "gt_compare"},
-                          Entry{&scanCanaries_, "gt_scan_canaries"}, Entry{&canary_, "gt_canary_sgemm"}}) {
-    if (CUresult e = cu.cuModuleGetFunction(fn, module_, name); e != CUDA_SUCCESS) {
-      cu.cuModuleUnload(module_);
-      cu.check(e, name);
-    }
-  }
+  module_ = loadWorkerModule(source(), anchorKernel(), arch, "worker helper kernels",
+                             {{&fillInt_, "gt_fill_int"}, {&fillNormal_, "gt_fill_normal"}, {&fillBits_, "gt_fill_bits"},
+                              {&copyInto_, "gt_copy_into"}, {&absCopy_, "gt_abs_copy"}, {&compare_, "gt_compare"},
+                              {&scanCanaries_, "gt_scan_canaries"}, {&canary_, "gt_canary_sgemm"}});
   stats_ = DeviceBuffer(4 * sizeof(std::uint64_t));
 }
 

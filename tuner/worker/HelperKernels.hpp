@@ -49,7 +49,7 @@ struct GuardStats {
 class HelperKernels {
  public:
   // The CUDA source (self-contained, extern "C" kernels) and one of its entry points, for NVRTC.
-  static const char* source();
+  static const std::string& source();
   static const char* anchorKernel();
 
   // Compiles for `arch` ("sm_90") and loads the module into the current context.

@@ -27,10 +27,20 @@ const ProblemData& WorkerServer::data() const {
 }
 
 void WorkerServer::setProblem(const Problem& p) {
-  data_.reset();  // free the previous problem's buffers before allocating the next
+  faithful_.reset();  // free the previous problem's buffers before allocating the next
+  data_.reset();
   data_ = std::make_unique<ProblemData>(p, gpu_, kernels_, blas_);
   spdlog::debug("problem {} ready: {} rotation copies, integers in [-{}, {}]", p.shape().str(),
                 data_->layout().rotationCopies, data_->layout().intRange, data_->layout().intRange);
+}
+
+const FaithfulData& WorkerServer::faithfulData() {
+  if (!faithful_) {
+    if (!accuracy_)
+      accuracy_ = std::make_unique<AccuracyKernels>(info_.arch, gpu_.stream(), info_.smCount);
+    faithful_ = std::make_unique<FaithfulData>(data().problem(), gpu_, kernels_, *accuracy_, blas_);
+  }
+  return *faithful_;
 }
 
 CandidateResult WorkerServer::refused(const std::string& what) const {
@@ -67,7 +77,7 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
     return refused(e.what());
   }
   CandidateResult r;
-  std::string skipped;
+  std::string skipped, figures;
   try {
     if (req.verify) {
       Verdict v = verify(d, gpu_, kernels_, req.checkLayouts,
@@ -81,6 +91,16 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
         r.detail = v.detail + (v.skipped.empty() ? "" : "; " + v.skipped);
         return r;
       }
+      if (req.faithful) {
+        const FaithfulVerdict f =
+            faithfulData().judge([&](const SgemmArgs& a) { kernel->launch(gpu_.stream(), req.plan, a); });
+        if (!f.ok) {
+          r.status = kStatusWrongResult;
+          r.detail = f.detail;
+          return r;
+        }
+        figures = f.summary();
+      }
     }
     if (req.time)
       addTiming(r, req.timing, [&](int rep) { kernel->launch(gpu_.stream(), req.plan, d.timingArgs(rep)); });
@@ -89,7 +109,8 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
   }
   r.status = kStatusOk;
   if (r.partial) r.detail = fmt::format("stopped after {} runs: slower than {:.3g} x best", r.reps, req.timing.earlyStopRatio);
-  if (!skipped.empty()) r.detail += (r.detail.empty() ? "" : "; ") + skipped;
+  for (const std::string& note : {skipped, figures})
+    if (!note.empty()) r.detail += (r.detail.empty() ? "" : "; ") + note;
   return r;
 }
 

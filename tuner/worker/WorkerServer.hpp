@@ -9,7 +9,9 @@
 #include <functional>
 #include <memory>
 
+#include "AccuracyKernels.hpp"
 #include "Cublas.hpp"
+#include "FaithfulCheck.hpp"
 #include "GpuContext.hpp"
 #include "HelperKernels.hpp"
 #include "ProblemData.hpp"
@@ -40,6 +42,8 @@ class WorkerServer {
   // otherwise.
   CandidateResult refused(const std::string& what) const;
   void addTiming(CandidateResult& r, const TimingPolicy& policy, const std::function<void(int)>& launch) const;
+  // The current problem's faithful data sets, built (and the accuracy kernels compiled) on first use.
+  const FaithfulData& faithfulData();
 
   GpuContext gpu_;
   Cublas blas_;
@@ -47,6 +51,8 @@ class WorkerServer {
   SmClock clock_;
   WorkerInfo info_;
   std::unique_ptr<ProblemData> data_;
+  std::unique_ptr<AccuracyKernels> accuracy_;
+  std::unique_ptr<FaithfulData> faithful_;
 };
 
 }  // namespace gemmtune

@@ -131,6 +131,7 @@ void to_json(json& j, const CandidateRequest& r) {
        {"plan", r.plan},
        {"check_layouts", r.checkLayouts},
        {"verify", r.verify},
+       {"faithful", r.faithful},
        {"time", r.time},
        {"timing", r.timing}};
 }
@@ -143,6 +144,7 @@ void from_json(const json& j, CandidateRequest& r) {
   r.plan = j.at("plan").get<LaunchPlan>();
   r.checkLayouts = j.at("check_layouts").get<std::vector<CheckLayout>>();
   r.verify = j.at("verify").get<bool>();
+  r.faithful = j.at("faithful").get<bool>();
   r.time = j.at("time").get<bool>();
   r.timing = j.at("timing").get<TimingPolicy>();
 }

@@ -1,0 +1,224 @@
+#include "AccuracyKernels.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "CudaDriver.hpp"
+#include "WorkerModule.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr int kThreads = 256;   // ak_errors reduces over exactly 8 warps
+constexpr int kBlocksPerSm = 8;  // the grid-stride kernels' most blocks per SM
+constexpr int kRefTile = 64;  // ak_reference_f64's C tile (16×16 threads, 4×4 elements each)
+
+const char* const kBody = R"CUDA(
+// gemmtune worker accuracy kernels: error data sets, FP64 reference, error measures, Inf/NaN classes.
+
+extern "C" __global__ void ak_fill_uniform(float* p, long long n, unsigned seed) {
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    u64 h = mix64(((u64)seed << 40) ^ (u64)i);
+    p[i] = (float)((double)(h >> 11) * 1.1102230246251565e-16 - 0.5);  // 53 random bits, rounded once
+  }
+}
+
+// Every row (byRow) or column of count packed rows x cols matrices times 2^k, k in [-60, 60].
+extern "C" __global__ void ak_scale_lines(float* p, long long count, long long rows, long long cols, int byRow,
+                                          unsigned seed) {
+  const long long per = rows * cols, n = count * per;
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    const long long b = i / per, line = byRow ? i % per / cols : i % cols;
+    const u64 h = mix64(((u64)seed << 40) ^ (u64)(b * (byRow ? rows : cols) + line));
+    p[i] = ldexpf(p[i], (int)(h % 121ull) - 60);
+  }
+}
+
+// C64 = A B and absAB = |A||B| in double; A M x K, B K x N, packed, batch in grid z. 64 x 64 tiles,
+// 16 x 16 threads with 4 x 4 elements each, k tiles of 16 in shared memory.
+extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* A, const float* B, double* C64,
+    double* absAB, int M, int N, int K) {
+  __shared__ double As[16][65], Bs[16][65];
+  const long long b = blockIdx.z;
+  A += b * M * (long long)K;
+  B += b * K * (long long)N;
+  C64 += b * M * (long long)N;
+  absAB += b * M * (long long)N;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16, m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  double acc[4][4] = {}, mag[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    for (int e = threadIdx.x; e < 64 * 16; e += 256) {
+      const int am = e / 16, ak = e % 16, bk = e / 64, bn = e % 64;
+      As[ak][am] = m0 + am < M && k0 + ak < K ? (double)A[(long long)(m0 + am) * K + k0 + ak] : 0.0;
+      Bs[bk][bn] = k0 + bk < K && n0 + bn < N ? (double)B[(long long)(k0 + bk) * N + n0 + bn] : 0.0;
+    }
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) {
+      double a[4], bb[4];
+      for (int i = 0; i < 4; ++i) a[i] = As[k][ty + 16 * i];
+      for (int j = 0; j < 4; ++j) bb[j] = Bs[k][tx + 16 * j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          acc[i][j] = fma(a[i], bb[j], acc[i][j]);
+          mag[i][j] = fma(fabs(a[i]), fabs(bb[j]), mag[i][j]);
+        }
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const int m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
+      if (m < M && n < N) {
+        C64[(long long)m * N + n] = acc[i][j];
+        absAB[(long long)m * N + n] = mag[i][j];
+      }
+    }
+}
+
+// Per block b: partial[3b] max relative error, [3b+1] sum of squared errors, [3b+2] sum of squared
+// references, each reduced in a fixed order (no atomics), so the figures are the same run to run.
+extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, const double* C64, const double* absAB,
+                                                           long long n, double* partial) {
+  const double inf = __longlong_as_double(0x7ff0000000000000ll);
+  double v[3] = {0, 0, 0};  // worst, sum of squared errors, sum of squared references
+  for (long long i = firstIndex(); i < n; i += stride()) {
+    const double c = C[i], r = C64[i], err = fabs(c - r);
+    double rel = absAB[i] > 0 ? err / absAB[i] : (err == 0 ? 0 : inf);
+    if (!(rel == rel)) rel = inf;  // C is NaN
+    v[0] = fmax(v[0], rel);
+    v[1] += err * err;
+    v[2] += r * r;
+  }
+  __shared__ double warps[8][3];
+  for (int off = 16; off > 0; off >>= 1) {
+    v[0] = fmax(v[0], __shfl_down_sync(0xffffffffu, v[0], off));
+    v[1] += __shfl_down_sync(0xffffffffu, v[1], off);
+    v[2] += __shfl_down_sync(0xffffffffu, v[2], off);
+  }
+  if ((threadIdx.x & 31) == 0)
+    for (int j = 0; j < 3; ++j) warps[threadIdx.x / 32][j] = v[j];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < 8; ++w) {
+      v[0] = fmax(v[0], warps[w][0]);
+      v[1] += warps[w][1];
+      v[2] += warps[w][2];
+    }
+    for (int j = 0; j < 3; ++j) partial[3 * blockIdx.x + j] = v[j];
+  }
+}
+
+__device__ __forceinline__ int valueClass(float x) { return x != x ? 1 : isinf(x) ? (x > 0 ? 2 : 3) : 0; }
+
+// stats: [0] elements whose class (finite, NaN, +Inf, -Inf) differs, [1] the first one's index.
+extern "C" __global__ void ak_class_mismatch(const float* C, const float* want, long long n, u64* stats) {
+  u64 count = 0, first = ~0ull;
+  for (long long i = firstIndex(); i < n; i += stride())
+    if (valueClass(C[i]) != valueClass(want[i])) {
+      ++count;
+      first = min(first, (u64)i);
+    }
+  for (int off = 16; off > 0; off >>= 1) {
+    count += __shfl_down_sync(0xffffffffu, count, off);
+    first = min(first, (u64)__shfl_down_sync(0xffffffffu, first, off));
+  }
+  if ((threadIdx.x & 31) == 0 && count) {
+    atomicAdd(&stats[0], count);
+    atomicMin(&stats[1], first);
+  }
+}
+)CUDA";
+
+}  // namespace
+
+const std::string& AccuracyKernels::source() {
+  static const std::string source = std::string(workerKernelPrelude()) + kBody;
+  return source;
+}
+const char* AccuracyKernels::anchorKernel() { return "ak_errors"; }
+
+AccuracyKernels::AccuracyKernels(const std::string& arch, CUstream stream, int smCount)
+    : stream_(stream), smCount_(std::max(smCount, 1)) {
+  module_ = loadWorkerModule(source(), anchorKernel(), arch, "worker accuracy kernels",
+                             {{&fillUniform_, "ak_fill_uniform"}, {&scaleLines_, "ak_scale_lines"},
+                              {&reference_, "ak_reference_f64"}, {&errors_, "ak_errors"},
+                              {&classes_, "ak_class_mismatch"}});
+  stats_ = DeviceBuffer(3 * sizeof(double) * static_cast<std::size_t>(kBlocksPerSm * smCount_));
+}
+
+AccuracyKernels::~AccuracyKernels() {
+  if (module_) CudaDriver::get().cuModuleUnload(module_);
+}
+
+void AccuracyKernels::launch(CUfunction f, long long n, void** args) const {
+  const long long blocks = blocksFor(n);
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kThreads, 1, 1, 0, stream_, args, nullptr),
+           "launching a worker accuracy kernel");
+}
+
+void AccuracyKernels::fillUniform(CUdeviceptr p, long long n, std::uint32_t seed) const {
+  void* args[] = {&p, &n, &seed};
+  launch(fillUniform_, n, args);
+}
+
+void AccuracyKernels::scaleLines(CUdeviceptr p, long long count, long long rows, long long cols, bool byRow,
+                                 std::uint32_t seed) const {
+  int rowFlag = byRow ? 1 : 0;
+  void* args[] = {&p, &count, &rows, &cols, &rowFlag, &seed};
+  launch(scaleLines_, count * rows * cols, args);
+}
+
+void AccuracyKernels::referenceF64(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C64, CUdeviceptr absAB, long long M,
+                                   long long N, long long K, long long batch) const {
+  int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+  void* args[] = {&A, &B, &C64, &absAB, &m, &n, &k};
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(reference_, static_cast<unsigned>((N + kRefTile - 1) / kRefTile),
+                             static_cast<unsigned>((M + kRefTile - 1) / kRefTile), static_cast<unsigned>(batch), kThreads,
+                             1, 1, 0, stream_, args, nullptr),
+           "launching the FP64 reference");
+}
+
+long long AccuracyKernels::blocksFor(long long n) const {
+  return std::clamp<long long>((n + kThreads - 1) / kThreads, 1, static_cast<long long>(kBlocksPerSm) * smCount_);
+}
+
+ErrorFigures AccuracyKernels::errors(CUdeviceptr C, CUdeviceptr C64, CUdeviceptr absAB, long long n) const {
+  const auto& cu = CudaDriver::get();
+  CUdeviceptr partial = stats_.ptr();
+  void* args[] = {&C, &C64, &absAB, &n, &partial};
+  launch(errors_, n, args);
+  std::vector<double> out(3 * static_cast<std::size_t>(blocksFor(n)));
+  cu.check(cu.cuStreamSynchronize(stream_), "measuring the error");
+  cu.check(cu.cuMemcpyDtoH(out.data(), partial, out.size() * sizeof(double)), "reading the error measures");
+  double worst = 0, sumErr = 0, sumRef = 0;  // block after block: a fixed order
+  for (std::size_t b = 0; b < out.size(); b += 3) {
+    worst = std::max(worst, out[b]);
+    sumErr += out[b + 1];
+    sumRef += out[b + 2];
+  }
+  // 0/0 (an all-zero reference) is no error; x/0 is.
+  const double frob = sumRef > 0 ? std::sqrt(sumErr / sumRef) : (sumErr > 0 ? HUGE_VAL : 0.0);
+  return ErrorFigures{worst, frob};
+}
+
+ClassMismatch AccuracyKernels::classMismatch(CUdeviceptr C, CUdeviceptr want, long long n) const {
+  const auto& cu = CudaDriver::get();
+  std::array<std::uint64_t, 2> out = {0, ~0ull};
+  cu.check(cu.cuMemcpyHtoD(stats_.ptr(), out.data(), sizeof out), "resetting the class comparison");
+  CUdeviceptr stats = stats_.ptr();
+  void* args[] = {&C, &want, &n, &stats};
+  launch(classes_, n, args);
+  cu.check(cu.cuStreamSynchronize(stream_), "comparing Inf/NaN classes");
+  cu.check(cu.cuMemcpyDtoH(out.data(), stats_.ptr(), sizeof out), "reading the class comparison");
+  return ClassMismatch{out[0], out[1]};
+}
+
+}  // namespace gemmtune
