@@ -48,7 +48,7 @@ using gemmtune_cutlass_layout = typename cutlass::platform::conditional<TRANS, c
 
 // The body of a family's kernel: `Types` names Gemm (a device::Gemm whose swizzle is
 // gemmtune_batched_swizzle), Swizzle, TBM, TBN, TBK, kThreads, kSmemBytes and kFixesNonFinite (when
-// true, Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, C, ldc, batch) runs after the
+// true, Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch) runs after the
 // kernel, on the caller's A, B and C before any batch is applied).
 template <class Types>
 __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float alpha, const float* A, int lda,
@@ -93,6 +93,7 @@ __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float
   // A family whose arithmetic can turn an Inf into NaN repairs its tile once C is final.
   if constexpr (Types::kFixesNonFinite) {
     __syncthreads();
-    Types::fixNonFinite(*reinterpret_cast<const Params*>(paramBytes), M, N, K, alpha, A, lda, B, ldb, C, ldc, batch);
+    Types::fixNonFinite(*reinterpret_cast<const Params*>(paramBytes), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                        batch);
   }
 }

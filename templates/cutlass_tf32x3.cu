@@ -56,20 +56,21 @@ struct gemmtune_tf32x3_output : cutlass::epilogue::thread::LinearCombination<flo
   }
 };
 
-// Once C is final, every NaN of the block's tile whose FP32 dot product is ±Inf becomes alpha·(that
-// product): the value FP32 FMA gives when C's old value was finite. A NaN the inputs make (Inf -
-// Inf, a NaN operand, a NaN in C with beta) has a NaN or finite product and stays. Only the block
-// that wrote the tile's final values (the last K slice) looks, and only when it wrote a NaN: an
-// earlier slice's NaN reaches the last slice through C.
+// With beta = 0, once C is final, every NaN of the block's tile whose FP32 dot product is ±Inf
+// becomes alpha·(that product), the value FP32 FMA gives; a NaN the inputs make (Inf - Inf, a NaN
+// operand) has a NaN product and stays. Only the block that wrote the tile's final values (the last
+// K slice) looks, and only when it wrote a NaN: an earlier slice's NaN reaches it through C. With
+// beta != 0 nothing is repaired: C's old value is gone by then, and a NaN or ∓Inf in it would make
+// the right answer NaN — so such a call may give NaN where FP32 FMA gives ±Inf, never the reverse.
 template <int TBM, int TBN, int THREADS, class Swizzle, bool TRANS_A, bool TRANS_B>
 struct gemmtune_tf32x3_repair {
   template <class Params>
   static __device__ void run(const Params& p, int M, int N, int K, float alpha, const float* A, int lda,
-                             const float* B, int ldb, float* C, int ldc, const GemmtuneBatch& batch) {
+                             const float* B, int ldb, float beta, float* C, int ldc, const GemmtuneBatch& batch) {
     const int slices = gemmtune_cutlass_slices;
     const cutlass::gemm::GemmCoord tile = Swizzle::get_tile_offset(p.swizzle_log_tile);
     if (tile.m() >= p.grid_tiled_shape.m() || tile.n() >= p.grid_tiled_shape.n()) return;  // computed nothing
-    if (!gemmtune_tf32x3_wrote_nan || tile.k() != slices - 1) return;
+    if (beta != 0.0f || !gemmtune_tf32x3_wrote_nan || tile.k() != slices - 1) return;
     gemmtune_select_batch(batch, static_cast<int>(blockIdx.z) / slices, A, B, C);
     for (int e = threadIdx.x; e < TBM * TBN; e += THREADS) {
       const int i = tile.m() * TBM + e / TBN, j = tile.n() * TBN + e % TBN;
@@ -101,9 +102,10 @@ struct gemmtune_cutlass_tf32x3_types {
   static constexpr bool kFixesNonFinite = true;
   template <class Params>
   static __device__ void fixNonFinite(const Params& p, int M, int N, int K, float alpha, const float* A, int lda,
-                                      const float* B, int ldb, float* C, int ldc, const GemmtuneBatch& batch) {
-    gemmtune_tf32x3_repair<TBM, TBN, kThreads, Swizzle, TRANS_A, TRANS_B>::run(p, M, N, K, alpha, A, lda, B, ldb, C,
-                                                                               ldc, batch);
+                                      const float* B, int ldb, float beta, float* C, int ldc,
+                                      const GemmtuneBatch& batch) {
+    gemmtune_tf32x3_repair<TBM, TBN, kThreads, Swizzle, TRANS_A, TRANS_B>::run(p, M, N, K, alpha, A, lda, B, ldb,
+                                                                               beta, C, ldc, batch);
   }
 };
 

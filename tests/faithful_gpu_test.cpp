@@ -4,6 +4,9 @@
 // (its Inf/NaN split included) where a tensor-core product at FP32 accuracy should.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "Compiler.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
@@ -148,5 +151,16 @@ TEST_F(FaithfulGpu, Tf32x3KeepsInfWherePartnersHaveNoSmallPart) {
     gpu_->sync();
     const ClassMismatch m = accuracy_->classMismatch(C.ptr(), want.ptr(), M * N);
     EXPECT_EQ(m.count, 0u) << name << ": first at (" << m.first / N << ", " << m.first % N << ")";
+    // beta != 0 with a NaN in C where the product is +Inf: NaN is the answer, never the repair's Inf.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const CUdeviceptr poisoned = C.ptr() + 4 * ((M - 1) * N + 3);
+    helpers_->fillConstant(C.ptr(), M * N, 0.0f);
+    cu.check(cu.cuMemcpyHtoD(poisoned, &nan, 4), "planting NaN in C");
+    a.beta = 1.0f;
+    cu.check(kernel.run(plan, a, gpu_->stream(), &workspace), name.c_str());
+    gpu_->sync();
+    float got = 0;
+    cu.check(cu.cuMemcpyDtoH(&got, poisoned, 4), "reading C");
+    EXPECT_TRUE(std::isnan(got)) << name << ": beta 1, C NaN, A·B +Inf gave " << got;
   }
 }

@@ -378,7 +378,7 @@ TEST(CandidateRequests, FaithfulChecksFollowTheFamilysPrecision) {
 }
 
 // The faithful checks' kernels compile for the oldest and newest architecture with tensor-core
-// families (double atomics, shuffles of doubles) and every entry point is in the module.
+// families (shuffles of doubles, 64-bit atomics) and every entry point is in the module.
 TEST(AccuracyKernels, CompileForAmpereAndHopperWithEveryEntryPoint) {
   for (const char* arch : {"sm_80", "sm_90"}) {
     CompileResult r = NvrtcCompiler::compile(AccuracyKernels::source(), AccuracyKernels::anchorKernel(), arch);

@@ -61,7 +61,11 @@ CandidateResult CandidateTimer::measure(const CandidateRequest& req, const Confi
     CandidateRequest again = req;
     again.verify = false;
     CandidateResult second = lane.worker->run(again, deadlineSecFor(shape, again.timing, again.faithful));
-    if (second.status == kStatusOk) second.maxError = r.maxError;  // from the verification of the first
+    if (second.status == kStatusOk) {
+      // From the verification of the first: its error and its notes (skipped layouts, faithful figures).
+      second.maxError = r.maxError;
+      if (!r.detail.empty()) second.detail = second.detail.empty() ? r.detail : second.detail + "; " + r.detail;
+    }
     if (second.status == kStatusOk || second.status == kStatusInterrupted) r = second;
   }
   return r;

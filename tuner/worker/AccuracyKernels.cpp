@@ -40,8 +40,9 @@ extern "C" __global__ void ak_scale_lines(float* p, long long count, long long r
   }
 }
 
-// C64 = A B and absAB = |A||B| in double; A M x K, B K x N, packed, batch in grid z. 64 x 64 tiles,
-// 16 x 16 threads with 4 x 4 elements each, k tiles of 16 in shared memory.
+// C64 = A B and absAB = |A||B| in double; A M x K, B K x N, packed, batch in grid z. 64 x 64 tiles
+// (N tiles in grid x, M tiles strided over grid y), 16 x 16 threads with 4 x 4 elements each, k
+// tiles of 16 in shared memory.
 extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* A, const float* B, double* C64,
     double* absAB, int M, int N, int K) {
   __shared__ double As[16][65], Bs[16][65];
@@ -50,7 +51,9 @@ extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* 
   B += b * K * (long long)N;
   C64 += b * M * (long long)N;
   absAB += b * M * (long long)N;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16, m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16, n0 = blockIdx.x * 64;
+  for (long long mTile = blockIdx.y; mTile * 64 < M; mTile += gridDim.y) {  // grid y is capped at 65535
+  const int m0 = (int)(mTile * 64);
   double acc[4][4] = {}, mag[4][4] = {};
   for (int k0 = 0; k0 < K; k0 += 16) {
     for (int e = threadIdx.x; e < 64 * 16; e += 256) {
@@ -79,6 +82,8 @@ extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* 
         absAB[(long long)m * N + n] = mag[i][j];
       }
     }
+  __syncthreads();  // the next row of tiles refills the shared tiles
+  }
 }
 
 // Per block b: partial[3b] max relative error, [3b+1] sum of squared errors, [3b+2] sum of squared
@@ -181,7 +186,8 @@ void AccuracyKernels::referenceF64(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C64
   void* args[] = {&A, &B, &C64, &absAB, &m, &n, &k};
   const auto& cu = CudaDriver::get();
   cu.check(cu.cuLaunchKernel(reference_, static_cast<unsigned>((N + kRefTile - 1) / kRefTile),
-                             static_cast<unsigned>((M + kRefTile - 1) / kRefTile), static_cast<unsigned>(batch), kThreads,
+                             static_cast<unsigned>(std::min<long long>((M + kRefTile - 1) / kRefTile, 65535)),
+                             static_cast<unsigned>(batch), kThreads,
                              1, 1, 0, stream_, args, nullptr),
            "launching the FP64 reference");
 }

@@ -92,8 +92,14 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
         return r;
       }
       if (req.faithful) {
+        const FaithfulData* faithful = nullptr;
+        try {
+          faithful = &faithfulData();
+        } catch (const UsageError& e) {
+          return refused(e.what());  // the data sets do not fit: this candidate unjudged, the run goes on
+        }
         const FaithfulVerdict f =
-            faithfulData().judge([&](const SgemmArgs& a) { kernel->launch(gpu_.stream(), req.plan, a); });
+            faithful->judge([&](const SgemmArgs& a) { kernel->launch(gpu_.stream(), req.plan, a); });
         if (!f.ok) {
           r.status = kStatusWrongResult;
           r.detail = f.detail;
