@@ -104,6 +104,10 @@ std::optional<Config> Lookup::usable(const StoredResult& row, const GpuSpec& gpu
   // The rule itself; the reads also leave these families out (reads.filter.notFamilies) so that
   // their rows take no place among a size's first rows or the nearest sizes.
   if (config.family->precision > policy_.precision) return std::nullopt;
+  // A tensor-core row vouches for its accuracy at its own problem only (worker/FaithfulCheck: no
+  // more error than cuBLAS SGEMM there; at a shorter K it can have more): never elsewhere. The
+  // nearest-size reads leave these families out too (computeFrom).
+  if (config.family->precision > PrecisionClass::strict && !exact) return std::nullopt;
   StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,
                        row.key.methodVersion};
   if (auto stale = staleReasons(parts, &config.family->name, present_); !stale.empty()) {
@@ -261,6 +265,8 @@ LookupResult Lookup::computeFrom(const GpuSpec& gpu, std::int64_t id, const Prob
   // measured size (a scan of the whole index on a 100 000-row store).
   if (auto found = validAt(reads, rowsOf, true); !found.empty())
     return answer(reads, found.front(), MatchQuality::exact, rowsOf);
+  for (const Family& f : FamilyRegistry::builtin().all())
+    if (f.precision > PrecisionClass::strict && f.precision <= policy_.precision) reads.filter.notFamilies.push_back(f.name);
   // Then every other measured size: the family model's choice, or cuBLAS (LookupNearest.cpp).
   const NearestPick pick = pickNearest(reads);
   if (!pick.candidate) return {};

@@ -81,6 +81,15 @@ TEST_F(precision, StrictNeverServesATensorCoreRowExactOrNearest) {
   EXPECT_EQ(best(PrecisionClass::faithful, 4096), kTensor);
 }
 
+// A tensor-core row is accepted per problem (its error against cuBLAS SGEMM's was verified there,
+// and at a shorter K three TF32 products can be less accurate): a faithful caller at another size
+// gets the SIMT row, however fast the tensor-core one.
+TEST_F(precision, FaithfulRowsServeOnlyTheirOwnProblem) {
+  write();
+  EXPECT_EQ(best(PrecisionClass::faithful, 3000), kSimt);
+  EXPECT_EQ(best(PrecisionClass::faithful, 8192), kSimt);
+}
+
 TEST_F(precision, LibraryServesTensorCoresOnlyWhenItsOptionsAllowIt) {
   write();
   Library::Options strict{{dbPath.string()}};

@@ -86,6 +86,7 @@ extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* 
   }
 }
 
+// Elements whose exact value FP32 cannot hold are left out (wide exponents at a very long K).
 // Per block b: partial[3b] max relative error, [3b+1] sum of squared errors, [3b+2] sum of squared
 // references, each reduced in a fixed order (no atomics), so the figures are the same run to run.
 extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, const double* C64, const double* absAB,
@@ -94,6 +95,7 @@ extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, cons
   double v[3] = {0, 0, 0};  // worst, sum of squared errors, sum of squared references
   for (long long i = firstIndex(); i < n; i += stride()) {
     const double c = C[i], r = C64[i], err = fabs(c - r);
+    if (fabs(r) > 3.4028234663852886e38) continue;  // beyond FP32: every FP32 GEMM overflows here alike
     double rel = absAB[i] > 0 ? err / absAB[i] : (err == 0 ? 0 : inf);
     if (!(rel == rel)) rel = inf;  // C is NaN
     v[0] = fmax(v[0], rel);
