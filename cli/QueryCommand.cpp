@@ -28,13 +28,17 @@ int noResults(const std::string& location, const std::string& what) {
   return kExitFailure;
 }
 
-// The command that tunes exactly `shape`: its sizes, layout and batch.
-std::string tuneCommandFor(const GemmShape& shape) {
+// The command that tunes exactly `shape`: its sizes, layout and batch (and the tensor-core class
+// when the family asked for is one: `tune` leaves those out by default).
+std::string tuneCommandFor(const GemmShape& shape, const std::string& family) {
   std::string out = shape.M == shape.N && shape.N == shape.K
                         ? fmt::format("gemmtune tune --sizes {}", shape.M)
                         : fmt::format("gemmtune tune --sizes {}x{}x{}", shape.M, shape.N, shape.K);
   if (shape.layout != Layout{}) out += " --layouts " + shape.layout.text();
   if (shape.batch != 1) out += fmt::format(" --batch {}", shape.batch);
+  if (!family.empty() && FamilyRegistry::builtin().get(family).precision > PrecisionClass::strict)
+    out += fmt::format(" --precision {} --families {}", precisionName(FamilyRegistry::builtin().get(family).precision),
+                       family);
   return out;
 }
 
@@ -122,8 +126,12 @@ int run(const QueryArgs& a, const CliContext& ctx) {
     fmt::print("{}\n", j.dump(2));
   }
   if (!found) {
-    fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}; run `{}` first\n", gpu.spec.name,
-               sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(), tuneCommandFor(shape));
+    const bool faithfulFamily =
+        !a.family.empty() && FamilyRegistry::builtin().get(a.family).precision > PrecisionClass::strict;
+    fmt::print(stderr, "gemmtune: no valid tuned configuration for {} at {}{} in {}{}; run `{}` first\n", gpu.spec.name,
+               sizeText, a.family.empty() ? "" : " in family " + a.family, store.location(),
+               faithfulFamily ? " (a tensor-core row serves only the exact problem it was tuned on)" : "",
+               tuneCommandFor(shape, a.family));
     return kExitFailure;
   }
   if (a.json) return kExitOk;

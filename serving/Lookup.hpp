@@ -8,6 +8,9 @@
 // predict cuBLAS's time, and cuBLAS answers a nearest size where ours is not predicted faster by
 // the policy's margin (below).
 //
+// Tensor-core (faithful) rows answer only at their own problem, as cuBLAS's do: their accuracy was
+// verified there alone, so nearest sizes, other layouts and batches are answered from strict rows.
+//
 // Match rule: `exact` when an ok row exists at the asked M, N, K (same layout, batch and β class);
 // otherwise `nearest_size`, chosen by the family model (model/FamilyModel.hpp): the measured sizes
 // of this layout and batch, nearest first by

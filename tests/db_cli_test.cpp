@@ -76,6 +76,19 @@ TEST_F(dbCli, QueryWithNothingToAnswerNamesTheTuneCommandForThatProblem) {
       << r.err;
 }
 
+// A tensor-core family answers only at its own problem; the hint tunes that problem in its class
+// (`tune` leaves tensor-core families out by default, so the plain hint could never give the row).
+TEST_F(dbCli, QueryForATensorCoreFamilyHintsItsPrecision) {
+  populate();
+  auto r = runCli({"query", "--db", db, "--gpu", "H100", "--size", "3000", "--family", "tf32x3", "--precision",
+                   "faithful"});
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.err.find("serves only the exact problem"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run `gemmtune tune --sizes 3000 --precision faithful --families tf32x3` first"),
+            std::string::npos)
+      << r.err;
+}
+
 // cuBLAS measured fastest answers; --kernels-only answers as a library without cuBLAS would.
 TEST_F(dbCli, QueryKernelsOnlyLeavesCublasOut) {
   populate();

@@ -84,7 +84,9 @@ std::vector<Contender> ContenderFactory::forSize(const GemmShape& s) {
     tryAdd(column, [&] {
       serving::LookupResult r = lookup_->best(gpu_, db::problemKeyOf(s), f.name);
       if (r.quality == serving::MatchQuality::none || !r.config)
-        throw std::runtime_error("nothing tuned for this GPU in the database");
+        throw std::runtime_error(f.precision > PrecisionClass::strict
+                                     ? "not tuned at this exact problem (a tensor-core row serves its own problem only)"
+                                     : "nothing tuned for this GPU in the database");
       std::string match(serving::toString(r.quality));
       if (r.quality != serving::MatchQuality::exact)
         match += fmt::format(" ({})", db::shapeOf(r.measuredProblem).str());

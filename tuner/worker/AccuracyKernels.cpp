@@ -86,7 +86,9 @@ extern "C" __global__ void __launch_bounds__(256) ak_reference_f64(const float* 
   }
 }
 
-// Elements whose exact value FP32 cannot hold are left out (wide exponents at a very long K).
+// Elements whose sum of |a||b| exceeds FP32's range are left out (wide exponents at a very long K):
+// there a partial sum may overflow in one summation order and not in another. Below it every
+// partial sum of every order is finite, so no judged element overflows in any correct FP32 GEMM.
 // Per block b: partial[3b] max relative error, [3b+1] sum of squared errors, [3b+2] sum of squared
 // references, each reduced in a fixed order (no atomics), so the figures are the same run to run.
 extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, const double* C64, const double* absAB,
@@ -95,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, cons
   double v[3] = {0, 0, 0};  // worst, sum of squared errors, sum of squared references
   for (long long i = firstIndex(); i < n; i += stride()) {
     const double c = C[i], r = C64[i], err = fabs(c - r);
-    if (fabs(r) > 3.4028234663852886e38) continue;  // beyond FP32: every FP32 GEMM overflows here alike
+    if (absAB[i] > 3.4028234663852886e38) continue;  // a partial sum may overflow FP32 in some order
     double rel = absAB[i] > 0 ? err / absAB[i] : (err == 0 ? 0 : inf);
     if (!(rel == rel)) rel = inf;  // C is NaN
     v[0] = fmax(v[0], rel);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "gemmtune/Errors.hpp"
@@ -131,6 +132,10 @@ FaithfulVerdict FaithfulData::judge(const std::function<void(const SgemmArgs&)>&
     run(s, launch);
     const ErrorFigures f = acc_.errors(C_.ptr(), s.ref.ptr(), s.absAB.ptr(), cElems_);
     v.sets.push_back({s.name, f, s.cublas});
+    // cuBLAS SGEMM's own error not finite would let anything pass below: no verdict on this set.
+    if (!std::isfinite(s.cublas.maxRelative) || !std::isfinite(s.cublas.frobenius))
+      append(v.detail, fmt::format("faithful, {}: cuBLAS SGEMM's own error is not finite here, no comparison "
+                                   "possible", s.name));
     if (!(f.maxRelative <= s.cublas.maxRelative))
       append(v.detail, fmt::format("faithful, {}: max |C-C64|/(|A||B|) {:.3g} above cuBLAS SGEMM's {:.3g}", s.name,
                                    f.maxRelative, s.cublas.maxRelative));
