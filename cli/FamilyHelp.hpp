@@ -39,8 +39,11 @@ inline std::string exampleFirstParam() {
 
 // --precision's names (CLI11 checks them), in PrecisionClass order.
 inline const std::vector<std::string>& precisionNames() {
-  static const std::vector<std::string> names{precisionName(PrecisionClass::strict),
-                                              precisionName(PrecisionClass::faithful)};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (PrecisionClass p : kPrecisionClasses) out.push_back(precisionName(p));
+    return out;
+  }();
   return names;
 }
 // --precision's value (already checked against precisionNames()).

@@ -157,7 +157,7 @@ Action addQueryCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--precision", a->precision,
                   "The most the answer may use: strict (default, FP32 FMA kernels only, as Library::Options) or "
                   "faithful (also tensor-core kernels at FP32 accuracy)")
-      ->check(CLI::IsMember(precisionNames()));
+      ->check(CLI::IsMember(precisionNames(), CLI::ignore_case));
   sub->add_flag("--kernels-only", a->kernelsOnly,
                 "gemmtune's kernels only: cuBLAS is no candidate (as for Library::Options::cublas = false)");
   sub->add_flag("--json", a->json, "Machine-readable output");

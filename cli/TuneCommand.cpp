@@ -368,7 +368,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--precision", a->precision,
                   "strict (default): FP32 FMA families only; faithful: also the families that compute on tensor "
                   "cores at FP32 accuracy (tf32x3)")
-      ->check(CLI::IsMember(precisionNames()));
+      ->check(CLI::IsMember(precisionNames(), CLI::ignore_case));
   sub->add_option("--params", a->params,
                   "Search these values instead of a parameter's default domain, in every chosen family that has it: "
                   "NAME=V/V/...,NAME=V (e.g. SWIZZLE=1/2/4/8,STAGES=3; `gemmtune space --family F` lists parameters)");

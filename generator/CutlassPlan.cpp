@@ -22,8 +22,6 @@ std::string vectorRefusal(const GemmProblem& p, int width) {
         "{}: {}-float accesses need the stored rows of A and B and C's row ({}, {}, {}) to be multiples "
         "of {}",
         p.text(), width, p.colsA(), p.colsB(), p.n, width);
-  if (p.batch > 1 && !p.pointerArrays && (p.strideA % width || p.strideB % width || p.strideC % width))
-    return fmt::format("{}: {}-float accesses need batch strides that are multiples of {}", p.text(), width, width);
   return {};
 }
 
@@ -32,10 +30,23 @@ std::string vectorRefusal(const GemmProblem& p, int width) {
 int cutlassWarps(const Config& c) { return (c["BM"] / c["WM"]) * (c["BN"] / c["WN"]); }
 int cutlassThreads(const Config& c) { return 32 * cutlassWarps(c); }
 
-void addCutlassGemmTraits(Family& f) {
+void addCutlassGemmTraits(Family& f, int vectorWidth) {
+  f.headers = {"cutlass_gemm.cuh", "batch.cuh"};  // the launch every device::Gemm family shares, the batch argument
+  f.constraints.insert(
+      f.constraints.begin(),
+      {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
+       [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }});
   f.constraints.insert(
       f.constraints.end(),
       {
+          {"whole_loads",
+           fmt::format("BM·BK and BK·BN must be multiples of {} × the thread count: each thread copies whole "
+                       "{}-float accesses per stage",
+                       vectorWidth, vectorWidth),
+           [vectorWidth](const Config& c) {
+             const int perStage = vectorWidth * cutlassThreads(c);
+             return (c["BM"] * c["BK"]) % perStage == 0 && (c["BK"] * c["BN"]) % perStage == 0;
+           }},
           {"multistage",
            "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
            [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
@@ -53,6 +64,10 @@ void addCutlassGemmTraits(Family& f) {
   f.threadsPerBlock = cutlassThreads;
   f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 4; };
   f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
+  // The guarded form reads one float at a time, for any problem.
+  f.plan = [vectorWidth](const Config& c, const GemmProblem& p) {
+    return cutlassGemmPlan(c, p, c.guarded ? 1 : vectorWidth);
+  };
 }
 
 // log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row

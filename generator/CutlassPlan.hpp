@@ -12,10 +12,12 @@ namespace gemmtune {
 int cutlassWarps(const Config& c);
 int cutlassThreads(const Config& c);
 
-// What every device::Gemm family shares: the constraints on STAGES, SPLITK and SWIZZLE (appended),
-// the CUTLASS header tree and NVRTC options, threads, shared memory (STAGES·(BM+BN)·BK floats
-// dynamic, Params static).
-void addCutlassGemmTraits(Family& f);
+// What every device::Gemm family shares: the shared headers; warp_tiles_fit (first), then after the
+// family's own constraints whole_loads (each thread copies whole `vectorWidth`-float accesses) and
+// the rules on STAGES, SPLITK and SWIZZLE; the CUTLASS header tree and NVRTC options, threads,
+// shared memory (STAGES·(BM+BN)·BK floats dynamic, Params static); the plan (cutlassGemmPlan with
+// `vectorWidth` unguarded, 1 guarded).
+void addCutlassGemmTraits(Family& f, int vectorWidth);
 
 // log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row
 // of `tilesN` tiles: the largest group its thresholds allow, so that few blocks idle.
@@ -23,9 +25,9 @@ int swizzleLogTile(int swizzle, long long tilesN);
 
 // The plan of `c` (parameters BM, BN, SWIZZLE, SPLITK; threads and shared memory from its family)
 // for `p`. `vectorWidth` > 1: the kernel reads A, B and C that many floats at a time, so the plan
-// is refused unless the pointers are 4·vectorWidth-byte aligned, the leading dimensions (and batch
-// strides) multiples of it, and so are the extents CUTLASS reads contiguously (A's row, B's row,
-// C's row): CUTLASS predicates whole vectors.
+// is refused unless the pointers are 4·vectorWidth-byte aligned (a strided batch's alignment is its
+// base's and its strides': GemmProblem), the leading dimensions multiples of it, and so are the
+// extents CUTLASS reads contiguously (A's row, B's row, C's row): CUTLASS predicates whole vectors.
 LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth);
 
 }  // namespace gemmtune

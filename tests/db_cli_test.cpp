@@ -81,7 +81,7 @@ TEST_F(dbCli, QueryWithNothingToAnswerNamesTheTuneCommandForThatProblem) {
 TEST_F(dbCli, QueryForATensorCoreFamilyHintsItsPrecision) {
   populate();
   auto r = runCli({"query", "--db", db, "--gpu", "H100", "--size", "3000", "--family", "tf32x3", "--precision",
-                   "faithful"});
+                   "Faithful"});  // in any letter case, as $GEMMTUNE_PRECISION
   EXPECT_EQ(r.exitCode, 1) << r.out;
   EXPECT_NE(r.err.find("serves only the exact problem"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("run `gemmtune tune --sizes 3000 --precision faithful --families tf32x3` first"),

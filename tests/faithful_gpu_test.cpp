@@ -149,8 +149,8 @@ TEST_F(FaithfulGpu, Tf32x3KeepsInfWherePartnersHaveNoSmallPart) {
     helpers_->fillConstant(C.ptr(), M * N, 0.0f);
     cu.check(kernel.run(plan, a, gpu_->stream(), &workspace), name.c_str());
     gpu_->sync();
-    const ClassMismatch m = accuracy_->classMismatch(C.ptr(), want.ptr(), M * N);
-    EXPECT_EQ(m.count, 0u) << name << ": first at (" << m.first / N << ", " << m.first % N << ")";
+    const CompareStats m = helpers_->classMismatch(C.ptr(), want.ptr(), M * N);
+    EXPECT_EQ(m.bad, 0u) << name << ": first at (" << m.firstBad / N << ", " << m.firstBad % N << ")";
     // beta != 0 with a NaN in C where the product is +Inf: NaN is the answer, never the repair's Inf.
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const CUdeviceptr poisoned = C.ptr() + 4 * ((M - 1) * N + 3);

@@ -109,10 +109,17 @@ TEST(precisionPlan, Tf32x3ReadsFourFloatsUnguardedAndAnythingGuarded) {
   GemmProblem padded = GemmProblem::packed(4096, 4096, 4096);
   padded.ldb = 4098;
   EXPECT_NE(planLaunch(c, padded).refusal.find("lda, ldb and ldc multiples of 4"), std::string::npos);
+  // Leading dimensions of whole vectors, but A's rows (K floats) not: CUTLASS would predicate a
+  // vector that straddles the row's end.
+  GemmProblem shortRows = GemmProblem::packed(4096, 4096, 4094);
+  shortRows.lda = 4096;
+  EXPECT_NE(planLaunch(c, shortRows).refusal.find("stored rows of A and B and C's row (4094, 4096, 4096)"),
+            std::string::npos)
+      << planLaunch(c, shortRows).refusal;
   GemmProblem shifted = GemmProblem::packed(4096, 4096, 4096);
   shifted.alignA = 4;
   EXPECT_NE(planLaunch(c, shifted).refusal.find("16-byte aligned"), std::string::npos);
-  for (const GemmProblem& p : {oddK, padded, shifted}) {
+  for (const GemmProblem& p : {oddK, padded, shortRows, shifted}) {
     EXPECT_TRUE(formFor(c, p).guarded);
     EXPECT_TRUE(planLaunch(formFor(c, p), p).runnable()) << p.text();
   }

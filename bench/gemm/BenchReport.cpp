@@ -29,10 +29,6 @@ std::vector<std::string> familyNames(std::optional<PrecisionClass> upTo = std::n
   return out;
 }
 
-// FaithfulData's data sets by the names it gives them (FaithfulCheck.hpp), written here so that
-// the CSV header is the same in a strict run, which judges nothing.
-constexpr const char* kErrorSets[] = {"uniform", "normal", "wide exponents"};
-
 const SetFigures* figuresOf(const Measured& m, const std::string& set) {
   if (!m.faithful) return nullptr;
   for (const auto& f : m.faithful->sets)
@@ -130,7 +126,7 @@ void writeCsv(const std::filesystem::path& path, const std::string& gpuName, con
   const auto families = familyNames();
   csv << "gpu,size,m,n,k,column,instance,match,verified,median_ms,spread,tflops,vs_cublas";
   for (const auto& f : families) csv << ",vs_" << f << "_fixed";
-  for (std::string set : kErrorSets) {
+  for (std::string set : kFaithfulSets) {  // the same header in a strict run, which judges nothing
     std::replace(set.begin(), set.end(), ' ', '_');
     csv << ",err_" << set << "_max,err_" << set << "_f";
   }
@@ -143,7 +139,7 @@ void writeCsv(const std::filesystem::path& path, const std::string& gpuName, con
                          r.shape.M, r.shape.N, r.shape.K, csvField(m.column), csvField(m.instance), csvField(m.match),
                          m.verified ? 1 : 0, m.medianMs, m.spread, tflops(r.shape, m.medianMs), opt(speedup(m, blas)));
       for (const auto& f : families) csv << "," << opt(speedup(m, findColumn(r, Kind::fixed, f)));
-      for (const char* set : kErrorSets) {
+      for (const char* set : kFaithfulSets) {
         const SetFigures* f = figuresOf(m, set);
         csv << (f ? fmt::format(",{:.3e},{:.3e}", f->candidate.maxRelative, f->candidate.frobenius) : ",,");
       }

@@ -18,7 +18,6 @@ Family tf32x3Family() {
   f.name = "tf32x3";
   f.templateFile = "cutlass_tf32x3.cu";
   f.kernelName = "sgemm_cutlass_tf32x3";
-  f.headers = {"cutlass_gemm.cuh", "batch.cuh"};  // the launch shared with cutlass, the batch argument
   f.description = "FP32 on tensor cores at FP32 accuracy: CUTLASS tensor-op GEMM, 3xTF32 (OpMultiplyAddFastF32), "
                   "mma.sync 16×8×8";
   f.precision = PrecisionClass::faithful;
@@ -41,8 +40,6 @@ Family tf32x3Family() {
   // CUTLASS's own 3xTF32 example tile (examples/27_ampere_3xtf32_fast_accurate_tensorop_gemm).
   f.classic = std::vector<int>{128, 64, 16, 64, 32, 3, 4, 1};
   f.constraints = {
-      {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
-       [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }},
       {"mma_tiles_fit", "WM must be a multiple of 16, WN of 8 and BK of 8: warps compute whole m16n8k8 mma tiles",
        [](const Config& c) { return c["WM"] % 16 == 0 && c["WN"] % 8 == 0 && c["BK"] % 8 == 0; }},
       {"warp_tile_registers",
@@ -51,18 +48,12 @@ Family tf32x3Family() {
        [](const Config& c) { return c["WM"] * c["WN"] <= 64 * 32; }},
       {"two_to_eight_warps", "(BM/WM)·(BN/WN) must be 2 to 8 warps",
        [](const Config& c) { return cutlassWarps(c) >= 2 && cutlassWarps(c) <= 8; }},
-      {"whole_loads",
-       "BM·BK and BK·BN must be multiples of 4 × the thread count: each thread copies whole 4-float vectors per stage",
-       [](const Config& c) {
-         return (c["BM"] * c["BK"]) % (kVector * cutlassThreads(c)) == 0 && (c["BK"] * c["BN"]) % (kVector * cutlassThreads(c)) == 0;
-       }},
   };
   f.targetConstraints = {
       {"tf32_mma", "TF32 tensor-core mma and cp.async need sm_80 or newer",
        [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},
   };
-  addCutlassGemmTraits(f);
-  f.plan = [](const Config& c, const GemmProblem& p) { return cutlassGemmPlan(c, p, c.guarded ? 1 : kVector); };
+  addCutlassGemmTraits(f, kVector);
   return f;
 }
 

@@ -14,15 +14,21 @@ namespace gemmtune {
 // allows it (Library::Options::precision, `query --precision`). Ordered: a caller allowing a class
 // allows the ones before it.
 enum class PrecisionClass { strict, faithful };
+inline constexpr PrecisionClass kPrecisionClasses[] = {PrecisionClass::strict, PrecisionClass::faithful};
 
 // The class's name where users write one (`--precision`, $GEMMTUNE_PRECISION): "strict", "faithful".
+// A switch, so that a new class without a name is a compiler warning.
 inline const char* precisionName(PrecisionClass precision) {
-  return precision == PrecisionClass::faithful ? "faithful" : "strict";
+  switch (precision) {
+    case PrecisionClass::strict: return "strict";
+    case PrecisionClass::faithful: return "faithful";
+  }
+  return "strict";
 }
 
 // The class named `name`, in any letter case; nullopt for any other text.
 inline std::optional<PrecisionClass> precisionNamed(std::string_view name) {
-  for (PrecisionClass p : {PrecisionClass::strict, PrecisionClass::faithful}) {
+  for (PrecisionClass p : kPrecisionClasses) {
     const std::string_view known = precisionName(p);
     bool same = name.size() == known.size();
     for (std::size_t i = 0; same && i < name.size(); ++i)

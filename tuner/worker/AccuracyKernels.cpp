@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -15,8 +14,6 @@ namespace gemmtune {
 
 namespace {
 
-constexpr int kThreads = 256;   // ak_errors reduces over exactly 8 warps
-constexpr int kBlocksPerSm = 8;  // the grid-stride kernels' most blocks per SM
 constexpr int kRefTile = 64;  // ak_reference_f64's C tile (16×16 threads, 4×4 elements each)
 
 const char* const kBody = R"CUDA(
@@ -123,25 +120,6 @@ extern "C" __global__ void __launch_bounds__(256) ak_errors(const float* C, cons
   }
 }
 
-__device__ __forceinline__ int valueClass(float x) { return x != x ? 1 : isinf(x) ? (x > 0 ? 2 : 3) : 0; }
-
-// stats: [0] elements whose class (finite, NaN, +Inf, -Inf) differs, [1] the first one's index.
-extern "C" __global__ void ak_class_mismatch(const float* C, const float* want, long long n, u64* stats) {
-  u64 count = 0, first = ~0ull;
-  for (long long i = firstIndex(); i < n; i += stride())
-    if (valueClass(C[i]) != valueClass(want[i])) {
-      ++count;
-      first = min(first, (u64)i);
-    }
-  for (int off = 16; off > 0; off >>= 1) {
-    count += __shfl_down_sync(0xffffffffu, count, off);
-    first = min(first, (u64)__shfl_down_sync(0xffffffffu, first, off));
-  }
-  if ((threadIdx.x & 31) == 0 && count) {
-    atomicAdd(&stats[0], count);
-    atomicMin(&stats[1], first);
-  }
-}
 )CUDA";
 
 }  // namespace
@@ -156,9 +134,9 @@ AccuracyKernels::AccuracyKernels(const std::string& arch, CUstream stream, int s
     : stream_(stream), smCount_(std::max(smCount, 1)) {
   module_ = loadWorkerModule(source(), anchorKernel(), arch, "worker accuracy kernels",
                              {{&fillUniform_, "ak_fill_uniform"}, {&scaleLines_, "ak_scale_lines"},
-                              {&reference_, "ak_reference_f64"}, {&errors_, "ak_errors"},
-                              {&classes_, "ak_class_mismatch"}});
-  stats_ = DeviceBuffer(3 * sizeof(double) * static_cast<std::size_t>(kBlocksPerSm * smCount_));
+                              {&reference_, "ak_reference_f64"}, {&errors_, "ak_errors"}});
+  static_assert(kWorkerThreads == 256, "ak_errors reduces over exactly 8 warps");
+  partials_ = DeviceBuffer(3 * sizeof(double) * static_cast<std::size_t>(kWorkerBlocksPerSm) * static_cast<std::size_t>(smCount_));
 }
 
 AccuracyKernels::~AccuracyKernels() {
@@ -166,10 +144,7 @@ AccuracyKernels::~AccuracyKernels() {
 }
 
 void AccuracyKernels::launch(CUfunction f, long long n, void** args) const {
-  const long long blocks = blocksFor(n);
-  const auto& cu = CudaDriver::get();
-  cu.check(cu.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kThreads, 1, 1, 0, stream_, args, nullptr),
-           "launching a worker accuracy kernel");
+  launchGridStride(f, n, args, stream_, smCount_, "launching a worker accuracy kernel");
 }
 
 void AccuracyKernels::fillUniform(CUdeviceptr p, long long n, std::uint32_t seed) const {
@@ -191,21 +166,16 @@ void AccuracyKernels::referenceF64(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C64
   const auto& cu = CudaDriver::get();
   cu.check(cu.cuLaunchKernel(reference_, static_cast<unsigned>((N + kRefTile - 1) / kRefTile),
                              static_cast<unsigned>(std::min<long long>((M + kRefTile - 1) / kRefTile, 65535)),
-                             static_cast<unsigned>(batch), kThreads,
-                             1, 1, 0, stream_, args, nullptr),
+                             static_cast<unsigned>(batch), kWorkerThreads, 1, 1, 0, stream_, args, nullptr),
            "launching the FP64 reference");
-}
-
-long long AccuracyKernels::blocksFor(long long n) const {
-  return std::clamp<long long>((n + kThreads - 1) / kThreads, 1, static_cast<long long>(kBlocksPerSm) * smCount_);
 }
 
 ErrorFigures AccuracyKernels::errors(CUdeviceptr C, CUdeviceptr C64, CUdeviceptr absAB, long long n) const {
   const auto& cu = CudaDriver::get();
-  CUdeviceptr partial = stats_.ptr();
+  CUdeviceptr partial = partials_.ptr();
   void* args[] = {&C, &C64, &absAB, &n, &partial};
   launch(errors_, n, args);
-  std::vector<double> out(3 * static_cast<std::size_t>(blocksFor(n)));
+  std::vector<double> out(3 * static_cast<std::size_t>(gridStrideBlocks(n, smCount_)));
   cu.check(cu.cuStreamSynchronize(stream_), "measuring the error");
   cu.check(cu.cuMemcpyDtoH(out.data(), partial, out.size() * sizeof(double)), "reading the error measures");
   double worst = 0, sumErr = 0, sumRef = 0;  // block after block: a fixed order
@@ -217,18 +187,6 @@ ErrorFigures AccuracyKernels::errors(CUdeviceptr C, CUdeviceptr C64, CUdeviceptr
   // 0/0 (an all-zero reference) is no error; x/0 is.
   const double frob = sumRef > 0 ? std::sqrt(sumErr / sumRef) : (sumErr > 0 ? HUGE_VAL : 0.0);
   return ErrorFigures{worst, frob};
-}
-
-ClassMismatch AccuracyKernels::classMismatch(CUdeviceptr C, CUdeviceptr want, long long n) const {
-  const auto& cu = CudaDriver::get();
-  std::array<std::uint64_t, 2> out = {0, ~0ull};
-  cu.check(cu.cuMemcpyHtoD(stats_.ptr(), out.data(), sizeof out), "resetting the class comparison");
-  CUdeviceptr stats = stats_.ptr();
-  void* args[] = {&C, &want, &n, &stats};
-  launch(classes_, n, args);
-  cu.check(cu.cuStreamSynchronize(stream_), "comparing Inf/NaN classes");
-  cu.check(cu.cuMemcpyDtoH(out.data(), stats_.ptr(), sizeof out), "reading the class comparison");
-  return ClassMismatch{out[0], out[1]};
 }
 
 }  // namespace gemmtune

@@ -1,6 +1,6 @@
 // AccuracyKernels: the worker's kernels for the faithful precision class (issue 29) — the error
 // data sets (uniform with full mantissas, wide exponents), an FP64 reference GEMM with its |A||B|,
-// the two error measures and the Inf/NaN class comparison. Compiled with NVRTC the first time a
+// and the two error measures (the Inf/NaN class comparison is HelperKernels::classMismatch). Compiled with NVRTC the first time a
 // faithful candidate needs them, so a strict run pays nothing.
 #pragma once
 
@@ -17,12 +17,6 @@ namespace gemmtune {
 struct ErrorFigures {
   double maxRelative = 0;  // max_ij |C - C64| / (|A||B|)_ij; +inf where C is NaN/Inf and C64 is not
   double frobenius = 0;    // ||C - C64||_F / ||C64||_F
-};
-
-// Where a result's Inf/NaN pattern differs from another's.
-struct ClassMismatch {
-  std::uint64_t count = 0;
-  std::uint64_t first = 0;  // packed index (b·M + row)·N + col of the first (valid when count > 0)
 };
 
 class AccuracyKernels {
@@ -46,18 +40,14 @@ class AccuracyKernels {
                     long long K, long long batch) const;
   // The two measures of the packed float result C (n elements) against C64 and absAB. Synchronizes.
   ErrorFigures errors(CUdeviceptr C, CUdeviceptr C64, CUdeviceptr absAB, long long n) const;
-  // Elements whose class (finite, NaN, +Inf, -Inf) differs between two packed float results. Synchronizes.
-  ClassMismatch classMismatch(CUdeviceptr C, CUdeviceptr want, long long n) const;
 
  private:
   void launch(CUfunction f, long long n, void** args) const;
-  long long blocksFor(long long n) const;  // the grid-stride kernels' grid
   CUstream stream_;
   int smCount_;
   CUmodule module_ = nullptr;
-  CUfunction fillUniform_ = nullptr, scaleLines_ = nullptr, reference_ = nullptr, errors_ = nullptr,
-             classes_ = nullptr;
-  DeviceBuffer stats_;  // ak_errors' partials (three per block), ak_class_mismatch's counts
+  CUfunction fillUniform_ = nullptr, scaleLines_ = nullptr, reference_ = nullptr, errors_ = nullptr;
+  DeviceBuffer partials_;  // ak_errors' partial sums, three per block
 };
 
 }  // namespace gemmtune

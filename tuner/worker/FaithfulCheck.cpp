@@ -45,15 +45,15 @@ FaithfulData::FaithfulData(const Problem& p, const GpuContext& gpu, const Helper
                                  p.shape().str(), need / double(1ull << 30), free / double(1ull << 30)));
   C_ = floats(cElems_);
   cublasSpecials_ = floats(cElems_);
-  sets_.push_back(makeSet("uniform", [&](Set& s) {
+  sets_.push_back(makeSet(kFaithfulSets[0], [&](Set& s) {
     acc.fillUniform(s.A.ptr(), aElems_, kSeedUniformA);
     acc.fillUniform(s.B.ptr(), bElems_, kSeedUniformB);
   }));
-  sets_.push_back(makeSet("normal", [&](Set& s) {
+  sets_.push_back(makeSet(kFaithfulSets[1], [&](Set& s) {
     k.fillNormal(s.A.ptr(), aElems_, kSeedNormalA);
     k.fillNormal(s.B.ptr(), bElems_, kSeedNormalB);
   }));
-  sets_.push_back(makeSet("wide exponents", [&](Set& s) {
+  sets_.push_back(makeSet(kFaithfulSets[2], [&](Set& s) {
     acc.fillUniform(s.A.ptr(), aElems_, kSeedWideA);
     acc.fillUniform(s.B.ptr(), bElems_, kSeedWideB);
     acc.scaleLines(s.A.ptr(), p.batch, p.M, p.K, /*byRow=*/true, kSeedWideRows);
@@ -144,16 +144,16 @@ FaithfulVerdict FaithfulData::judge(const std::function<void(const SgemmArgs&)>&
                                    f.frobenius, s.cublas.frobenius));
   }
   run(specials_, launch);
-  if (const ClassMismatch m = acc_.classMismatch(C_.ptr(), cublasSpecials_.ptr(), cElems_); m.count) {
+  if (const CompareStats m = k_.classMismatch(C_.ptr(), cublasSpecials_.ptr(), cElems_); m.bad) {
     const auto& cu = gpu_.cu();
     float got = 0, want = 0;
-    cu.check(cu.cuMemcpyDtoH(&got, at(C_.ptr(), static_cast<long long>(m.first)), 4), "reading a wrong element");
-    cu.check(cu.cuMemcpyDtoH(&want, at(cublasSpecials_.ptr(), static_cast<long long>(m.first)), 4),
+    cu.check(cu.cuMemcpyDtoH(&got, at(C_.ptr(), static_cast<long long>(m.firstBad)), 4), "reading a wrong element");
+    cu.check(cu.cuMemcpyDtoH(&want, at(cublasSpecials_.ptr(), static_cast<long long>(m.firstBad)), 4),
              "reading cuBLAS's element");
-    const long long i = static_cast<long long>(m.first), mn = problem_.M * problem_.N;
+    const long long i = static_cast<long long>(m.firstBad), mn = problem_.M * problem_.N;
     append(v.detail, fmt::format("faithful, NaN and ±Inf inputs: {} elements not NaN/Inf as cuBLAS SGEMM's, first at "
                                  "({}, {}){}: got {:g}, cuBLAS {:g}",
-                                 m.count, i % mn / problem_.N, i % problem_.N,
+                                 m.bad, i % mn / problem_.N, i % problem_.N,
                                  problem_.batch > 1 ? fmt::format(" (batch {})", i / mn) : "", got, want));
   }
   v.ok = v.detail.empty();

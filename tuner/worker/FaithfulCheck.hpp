@@ -23,6 +23,9 @@
 
 namespace gemmtune {
 
+// The error data sets' names, in the order every verdict lists them (gemm_bench's CSV columns too).
+inline constexpr const char* kFaithfulSets[] = {"uniform", "normal", "wide exponents"};
+
 struct SetFigures {
   std::string set;  // "uniform", "normal", "wide exponents"
   ErrorFigures candidate, cublas;

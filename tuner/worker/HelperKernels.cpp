@@ -15,7 +15,6 @@ namespace gemmtune {
 
 namespace {
 
-constexpr int kThreads = 256;
 
 const char* const kBody = R"CUDA(
 // gemmtune worker helper kernels: inputs, |x|, copies, checker, canary scan, canary SGEMM.
@@ -129,6 +128,19 @@ extern "C" __global__ void gt_compare(Matrix C, const float* ref, const float* a
   publish(bad, nonFinite, maxBits, first, stats);
 }
 
+__device__ __forceinline__ int valueClass(float x) { return x != x ? 1 : isinf(x) ? (x > 0 ? 2 : 3) : 0; }
+
+// Counts the elements whose class (finite, NaN, +Inf, -Inf) differs between two packed results.
+extern "C" __global__ void gt_class_mismatch(const float* C, const float* want, long long n, u64* stats) {
+  u64 count = 0, first = ~0ull;
+  for (long long i = firstIndex(); i < n; i += stride())
+    if (valueClass(C[i]) != valueClass(want[i])) {
+      ++count;
+      if ((u64)i < first) first = (u64)i;
+    }
+  publish(count, 0, 0, first, stats);
+}
+
 // Counts the words of an allocation that no longer hold the canary.
 extern "C" __global__ void gt_scan_canaries(const unsigned* p, long long n, unsigned canary, u64* stats) {
   u64 changed = 0, first = ~0ull;
@@ -166,7 +178,8 @@ HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCou
   module_ = loadWorkerModule(source(), anchorKernel(), arch, "worker helper kernels",
                              {{&fillInt_, "gt_fill_int"}, {&fillNormal_, "gt_fill_normal"}, {&fillBits_, "gt_fill_bits"},
                               {&copyInto_, "gt_copy_into"}, {&absCopy_, "gt_abs_copy"}, {&compare_, "gt_compare"},
-                              {&scanCanaries_, "gt_scan_canaries"}, {&canary_, "gt_canary_sgemm"}});
+                              {&scanCanaries_, "gt_scan_canaries"}, {&canary_, "gt_canary_sgemm"},
+                              {&classMismatch_, "gt_class_mismatch"}});
   stats_ = DeviceBuffer(4 * sizeof(std::uint64_t));
 }
 
@@ -175,11 +188,7 @@ HelperKernels::~HelperKernels() {
 }
 
 void HelperKernels::launch(CUfunction f, long long n, void** args) const {
-  // Enough blocks to fill the GPU a few times over; the kernels stride over the rest.
-  long long blocks = std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 8LL * smCount_);
-  const auto& cu = CudaDriver::get();
-  cu.check(cu.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kThreads, 1, 1, 0, stream_, args, nullptr),
-           "launching a worker helper kernel");
+  launchGridStride(f, n, args, stream_, smCount_, "launching a worker helper kernel");
 }
 
 void HelperKernels::fillInt(CUdeviceptr p, long long n, std::uint32_t seed, int range) const {
@@ -235,6 +244,16 @@ CompareStats HelperKernels::compare(const DeviceMatrix& C, CUdeviceptr ref, CUde
   s.bad = out[0];
   s.nonFinite = out[1];
   s.maxRatio = std::bit_cast<float>(static_cast<std::uint32_t>(out[2]));
+  s.firstBad = out[3];
+  return s;
+}
+
+CompareStats HelperKernels::classMismatch(CUdeviceptr C, CUdeviceptr want, long long n) const {
+  CUdeviceptr stats = stats_.ptr();
+  void* args[] = {&C, &want, &n, &stats};
+  const auto out = runStats(classMismatch_, n, args);
+  CompareStats s;
+  s.bad = out[0];
   s.firstBad = out[3];
   return s;
 }

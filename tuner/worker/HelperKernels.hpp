@@ -74,6 +74,9 @@ class HelperKernels {
   // Otherwise bad = non-finite or |C - ref| > tolScale·absAB. maxRatio is measured against
   // tolScale·absAB in both modes. Synchronizes the stream.
   CompareStats compare(const DeviceMatrix& C, CUdeviceptr ref, CUdeviceptr absAB, float tolScale, bool exact) const;
+  // Elements of two packed results (n floats each) whose class — finite, NaN, +Inf, -Inf — differs
+  // (bad, firstBad). Synchronizes the stream.
+  CompareStats classMismatch(CUdeviceptr C, CUdeviceptr want, long long n) const;
   // The words of the allocation at `alloc` (`allocElems` long) that differ from `canary`. The
   // verifier sets C's own words back to the canary first, so what it finds was written outside C.
   // Synchronizes the stream.
@@ -90,7 +93,7 @@ class HelperKernels {
   int smCount_;
   CUmodule module_ = nullptr;
   CUfunction fillInt_ = nullptr, fillNormal_ = nullptr, fillBits_ = nullptr, copyInto_ = nullptr, absCopy_ = nullptr,
-             compare_ = nullptr, scanCanaries_ = nullptr, canary_ = nullptr;
+             compare_ = nullptr, scanCanaries_ = nullptr, canary_ = nullptr, classMismatch_ = nullptr;
   DeviceBuffer stats_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "CudaDriver.hpp"
@@ -38,6 +39,18 @@ CUmodule loadWorkerModule(const std::string& source, const char* anchorKernel, c
     }
   }
   return module;
+}
+
+long long gridStrideBlocks(long long n, int smCount) {
+  return std::clamp<long long>((n + kWorkerThreads - 1) / kWorkerThreads, 1,
+                               static_cast<long long>(kWorkerBlocksPerSm) * std::max(smCount, 1));
+}
+
+void launchGridStride(CUfunction f, long long n, void** args, CUstream stream, int smCount, const char* what) {
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(f, static_cast<unsigned>(gridStrideBlocks(n, smCount)), 1, 1, kWorkerThreads, 1, 1, 0,
+                             stream, args, nullptr),
+           what);
 }
 
 }  // namespace gemmtune

@@ -23,4 +23,12 @@ const char* workerKernelPrelude();
 CUmodule loadWorkerModule(const std::string& source, const char* anchorKernel, const std::string& arch, const char* what,
                           std::initializer_list<WorkerEntry> entries);
 
+// The worker kernels' grid-stride launch: kWorkerThreads per block, enough blocks to fill the GPU
+// a few times over (at most kWorkerBlocksPerSm per SM), the kernels stride over the rest.
+inline constexpr int kWorkerThreads = 256;
+inline constexpr int kWorkerBlocksPerSm = 8;
+long long gridStrideBlocks(long long n, int smCount);
+// Throws CudaError with `what` when the launch fails.
+void launchGridStride(CUfunction f, long long n, void** args, CUstream stream, int smCount, const char* what);
+
 }  // namespace gemmtune
