@@ -11,7 +11,7 @@ build=${GEMMTUNE_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build pkg-config libsqlite3-dev libspdlog-dev libfmt-dev
           libcli11-dev nlohmann-json3-dev libgtest-dev curl ca-certificates jq unzip libpq-dev postgresql
-          python3)
+          python3 python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 MODULE_DIRS = ["base", "problem", "generator", "device", "db", "model", "tuner", "serving", "report", "cli",
-               "library", "dropin"]
+               "library", "dropin", "python"]
 IGNORED_TARGETS = {"gemmtune_warnings"}
 
 

@@ -13,14 +13,17 @@
 # build: a dependency that cannot be fetched is one line on stderr and gemmtune falls back (the
 # toolkit's NVRTC; no CUTLASS family).
 #
-# Usage: scripts/fetch-deps.sh DESTDIR
+# Usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass]   (default: both; the Python package's build
+# fetches only cutlass: its NVRTC is the nvidia-cuda-nvrtc wheel, a package dependency)
 set -uo pipefail
 
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-  echo "usage: scripts/fetch-deps.sh DESTDIR" >&2
+if [ $# -lt 1 ] || [ -z "$1" ]; then
+  echo "usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass]" >&2
   exit 2
 fi
 dest=$1
+shift
+wanted=" ${*:-nvrtc cutlass} "
 mkdir -p "$dest" || { echo "gemmtune: cannot create $dest; pinned dependencies not fetched" >&2; exit 0; }
 dest=$(cd "$dest" && pwd)
 
@@ -133,10 +136,12 @@ install_cutlass() {
     [ -f "$tmp/cutlass_library/source/include/cutlass/version.h" ] && mv "$tmp/cutlass_library/source/include" "$to/include"
 }
 
-if [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ]; then
+if [[ $wanted != *" nvrtc "* ]]; then
+  :
+elif [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ]; then
   fetch "NVRTC 13.5" nvrtc "the toolkit's NVRTC will be used (kernels may run slower)" "${nvrtc_pin[@]}"
 else
   echo "gemmtune: no pinned NVRTC for $(uname -s) $(uname -m); the toolkit's NVRTC will be used" >&2
 fi
-fetch "CUTLASS 4.2.0" cutlass "gemmtune will have no CUTLASS family" "${cutlass_pin[@]}"
+[[ $wanted != *" cutlass "* ]] || fetch "CUTLASS 4.2.0" cutlass "gemmtune will have no CUTLASS family" "${cutlass_pin[@]}"
 exit 0

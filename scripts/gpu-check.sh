@@ -14,6 +14,8 @@
 #        dropin-memcheck (compute-sanitizer on a cuBLAS program under the drop-in) dropin-overhead
 #        (its host time per call over Library::sgemm) dropin-demo
 #        (scripts/dropin-demo.sh: an unchanged PyTorch script recorded, tuned, served)
+#        python python-tune python-bench (the Python package: pip install . and pytest; tuning the
+#        benchmark MLP's shapes; bench/python/python_bench.py)
 #        (BUILD_TARGETS builds only those targets; UNTUNED_DB and UNTUNED_CACHE: another database and compile cache)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
@@ -257,6 +259,14 @@ for step in "${steps[@]}"; do
         LD_PRELOAD="$build/dropin/libgemmtune_cublas.so" timeout "$(capped 300)" \
         compute-sanitizer --tool memcheck "$build/tests/gemmtune_dropin_cublas_program" >"$out/dropin-memcheck.txt" 2>&1
       note dropin-memcheck "rc=$? $(grep -m1 'ERROR SUMMARY' "$out/dropin-memcheck.txt") $(grep -m1 'served by' "$out/dropin-memcheck.txt" | sed 's/.*calls, //')"
+      ;;
+    python | python-tune | python-bench)
+      # Issue 31 (scripts/python-check.sh): python: `pip install .` offline and every test under
+      # python/tests; python-tune: tune bench/python's MLP shapes; python-bench: its targets.
+      "$root/scripts/python-check.sh" "${step#python-}" "$build" "$out" "$(capped 500)" >"$out/$step.txt" 2>&1
+      note "$step" "rc=$?"
+      while IFS= read -r l; do note "" "$l"; done < <(grep -E '^(=+ .* in |pip install|overhead|4096:|MLP|NVIDIA.*wall)' "$out/$step.txt")
+      tail -50 "$out/$step.txt"
       ;;
     dropin-overhead)
       # Issue 30: host time per call of the drop-in over Library::sgemm() (target: at most 1 us).

@@ -1,0 +1,160 @@
+"""Issue 31's targets for the Python package, on a GPU (scripts/gpu-check.sh python runs it):
+
+1. overhead: host time per call at 64³ of gemmtune.matmul (with out=, and allocating its result)
+   beside the C++ Library::sgemm call it makes (a loop in C++, same process, same tensors);
+   median of rounds of 256 calls, each round synchronised after, so the launch queue never fills.
+2. 4096³: device time per call of gemmtune.matmul beside the C++ call's, CUDA events, median.
+3. MLP: a 3-layer float32 MLP (4096 wide, batch 4096, TF32 off) trained with SGD for 30 steps with
+   torch.nn.Linear and with gemmtune.torch.Linear from the same weights: the loss of every step,
+   and the time per step, interleaved rounds, median.
+
+Usage: python3 bench/python/python_bench.py [--mlp-steps N]
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+
+import gemmtune
+import gemmtune.torch
+from gemmtune import _gemmtune
+
+
+def host_us_per_call(call, rounds=200, calls=256):
+    per_call = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        call(calls)
+        per_call.append((time.perf_counter() - t0) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(per_call)
+
+
+def views(*tensors):
+    return [(t.data_ptr(), t.shape, t.stride()) for t in tensors]
+
+
+def overhead():
+    a, b, c = (torch.randn(64, 64, device="cuda") for _ in range(3))
+    stream = torch.cuda.current_stream().cuda_stream
+    va, vb, vc = views(a, b, c)
+    gemmtune.matmul(a, b, out=c)  # prepare the shape once
+    torch.cuda.synchronize()
+
+    def loop(f):
+        def run(n):
+            for _ in range(n):
+                f()
+        return run
+
+    rows = {
+        "Library::sgemm (C++ loop)": host_us_per_call(lambda n: _gemmtune._launch_loop("strict", stream, va, vb, vc, n)),
+        "gemmtune.matmul(a, b, out=c)": host_us_per_call(loop(lambda: gemmtune.matmul(a, b, out=c))),
+        "gemmtune.matmul(a, b)": host_us_per_call(loop(lambda: gemmtune.matmul(a, b))),
+        "torch.mm(a, b, out=c)": host_us_per_call(loop(lambda: torch.mm(a, b, out=c))),
+    }
+    base = rows["Library::sgemm (C++ loop)"]
+    print("64x64x64 host time per call (us), median of 200 rounds of 256 calls")
+    for name, us in rows.items():
+        print(f"  {name:32s} {us:6.2f}  (+{us - base:5.2f} over the C++ call)")
+    print(f"overhead: matmul with out= {rows['gemmtune.matmul(a, b, out=c)'] - base:.2f} us, "
+          f"allocating {rows['gemmtune.matmul(a, b)'] - base:.2f} us above Library::sgemm (target <= 5 us)")
+
+
+def device_ms(run, reps=30):
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def large(n=4096):
+    a, b, c = (torch.randn(n, n, device="cuda") for _ in range(3))
+    stream = torch.cuda.current_stream().cuda_stream
+    va, vb, vc = views(a, b, c)
+    for _ in range(3):
+        gemmtune.matmul(a, b, out=c)
+        _gemmtune._launch_loop("strict", stream, va, vb, vc, 1)
+        torch.mm(a, b, out=c)
+    flops = 2.0 * n ** 3
+    rows = {}
+    for _ in range(3):  # interleaved
+        for name, run in (("Library::sgemm (C++)", lambda: _gemmtune._launch_loop("strict", stream, va, vb, vc, 1)),
+                          ("gemmtune.matmul", lambda: gemmtune.matmul(a, b, out=c)),
+                          ("torch.mm (cuBLAS)", lambda: torch.mm(a, b, out=c))):
+            rows.setdefault(name, []).append(device_ms(run))
+    print(f"{n}^3 device time per call, median of 30 (ms, TFLOP/s), {gemmtune.best(n, n, n).instance}")
+    med = {name: statistics.median(v) for name, v in rows.items()}
+    for name, ms in med.items():
+        print(f"  {name:24s} {ms:7.3f} ms  {flops / ms / 1e9:6.1f} TFLOP/s")
+    print(f"4096: gemmtune.matmul / Library::sgemm time = {med['gemmtune.matmul'] / med['Library::sgemm (C++)']:.4f} "
+          "(target within 1 %)")
+
+
+def mlp(linear, width, depth, seed):
+    torch.manual_seed(seed)
+    layers = []
+    for i in range(depth):
+        layers.append(linear(width, width))
+        if i < depth - 1:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers).cuda()
+
+
+def train_step(model, opt, x, y):
+    opt.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def mlp_bench(steps, width=4096, batch=4096, depth=3):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    theirs = mlp(torch.nn.Linear, width, depth, 0)
+    ours = mlp(gemmtune.torch.Linear, width, depth, 0)
+    ours.load_state_dict(theirs.state_dict())
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(batch, width, device="cuda", generator=g)
+    y = torch.randn(batch, width, device="cuda", generator=g)
+    opts = {m: torch.optim.SGD(m.parameters(), lr=1e-3) for m in (theirs, ours)}
+    losses = {theirs: [], ours: []}
+    for _ in range(steps):  # the same trajectory: losses compared step by step
+        for m in (theirs, ours):
+            losses[m].append(float(train_step(m, opts[m], x, y)))
+    worst = max(abs(p - q) / abs(q) for p, q in zip(losses[ours], losses[theirs]))
+    print(f"MLP {depth}x{width}, batch {batch}: loss nn.Linear {losses[theirs][0]:.6f} -> {losses[theirs][-1]:.6f}, "
+          f"gemmtune.torch.Linear {losses[ours][0]:.6f} -> {losses[ours][-1]:.6f}; worst relative difference over "
+          f"{steps} steps {worst:.2e}")
+    times = {theirs: [], ours: []}
+    for _ in range(10):  # interleaved rounds of 5 steps
+        for m in (theirs, ours):
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(5):
+                train_step(m, opts[m], x, y)
+            end.record()
+            end.synchronize()
+            times[m].append(start.elapsed_time(end) / 5)
+    t_theirs, t_ours = statistics.median(times[theirs]), statistics.median(times[ours])
+    print(f"MLP step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
+          f"speed {t_theirs / t_ours:.3f}x (target >= 1.0x)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mlp-steps", type=int, default=30)
+    args = parser.parse_args()
+    print(torch.cuda.get_device_name(), "torch", torch.__version__)
+    overhead()
+    large()
+    mlp_bench(args.mlp_steps)

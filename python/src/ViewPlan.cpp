@@ -1,0 +1,135 @@
+#include "ViewPlan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <climits>
+#include <stdexcept>
+
+namespace gemmtune::python {
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(message); }
+
+void checkRank(const char* name, const Dims& shape) {
+  if (shape.size() != 2 && shape.size() != 3)
+    refuse(fmt::format("{} has {} dimension(s) ({}); gemmtune.matmul takes matrices (2-D) or batches of them (3-D)",
+                       name, shape.size(), fmt::join(shape, "x")));
+}
+
+int toInt(const char* name, const char* what, std::int64_t value) {
+  if (value > INT_MAX)
+    refuse(fmt::format("{}'s {} is {}: gemmtune's kernels take dimensions and leading dimensions up to {}",
+                       name, what, value, INT_MAX));
+  return static_cast<int>(value);
+}
+
+// One matrix of a view (its last two dimensions) as the library reads it: stored as is with each
+// row contiguous (Op::N, ld = row stride) or transposed, each column contiguous (Op::T, ld =
+// column stride). A dimension of extent 1 has no meaningful stride, so either reading may apply.
+struct MatrixReading {
+  Op op = Op::N;
+  std::int64_t ld = 0;
+};
+
+MatrixReading readMatrix(const char* name, const TensorView& view) {
+  const std::size_t r = view.shape.size() - 2;
+  const std::int64_t rows = view.shape[r], cols = view.shape[r + 1];
+  const std::int64_t rowStride = view.strides[r], colStride = view.strides[r + 1];
+  if (rowStride < 0 || colStride < 0)
+    refuse(fmt::format("{} has negative strides ({}); pass a copy ({}.copy() or .contiguous())", name,
+                       fmt::join(view.strides, ", "), name));
+  const std::int64_t rowLd = rows == 1 ? cols : rowStride;
+  if ((colStride == 1 || cols == 1) && rowLd >= cols) return {Op::N, rowLd};
+  const std::int64_t colLd = cols == 1 ? rows : colStride;
+  if ((rowStride == 1 || rows == 1) && colLd >= rows) return {Op::T, colLd};
+  refuse(fmt::format("{} ({}, strides {}) is neither row- nor column-contiguous; gemmtune reads matrices "
+                     "whose rows or columns are contiguous: pass {}.contiguous()",
+                     name, fmt::join(view.shape, "x"), fmt::join(view.strides, ", "), name));
+}
+
+// Elements between one batch's matrix and the next; 0 where the view has one matrix for all.
+std::int64_t batchStride(const char* name, const TensorView& view) {
+  if (view.shape.size() != 3 || view.shape[0] == 1) return 0;
+  if (view.strides[0] < 0)
+    refuse(fmt::format("{} has a negative batch stride ({}); pass a copy", name, view.strides[0]));
+  return view.strides[0];
+}
+
+Op flipped(Op op) { return op == Op::N ? Op::T : Op::N; }
+
+void checkStrides(const char* name, const TensorView& view) {
+  if (view.strides.size() != view.shape.size())
+    refuse(fmt::format("{} has {} strides for {} dimensions", name, view.strides.size(), view.shape.size()));
+  if (view.data == 0 && view.shape.count > 0) {
+    for (std::int64_t extent : view.shape)
+      if (extent == 0) return;  // an empty tensor may have no storage
+    refuse(fmt::format("{} has no data pointer", name));
+  }
+}
+
+}  // namespace
+
+Dims resultShape(const Dims& aShape, const Dims& bShape) {
+  checkRank("a", aShape);
+  checkRank("b", bShape);
+  const std::int64_t M = aShape[aShape.size() - 2], K = aShape.back();
+  const std::int64_t Kb = bShape[bShape.size() - 2], N = bShape.back();
+  if (K != Kb)
+    refuse(fmt::format("a is {} and b is {}: a's columns ({}) must equal b's rows ({})", fmt::join(aShape, "x"),
+                       fmt::join(bShape, "x"), K, Kb));
+  if (aShape.size() == 2 && bShape.size() == 2) return {M, N};
+  const std::int64_t batchA = aShape.size() == 3 ? aShape[0] : 1;
+  const std::int64_t batchB = bShape.size() == 3 ? bShape[0] : 1;
+  if (batchA != batchB && batchA != 1 && batchB != 1)
+    refuse(fmt::format("a holds {} matrices and b {}: batches must match (or one of them be 1)", batchA, batchB));
+  return {std::max(batchA, batchB), M, N};
+}
+
+GemmPlan planGemm(const TensorView& a, const TensorView& b, const TensorView& out) {
+  const Dims expected = resultShape(a.shape, b.shape);
+  if (out.shape != expected)
+    refuse(fmt::format("out has shape {}, expected {} for a {} times b {}", fmt::join(out.shape, "x"),
+                       fmt::join(expected, "x"), fmt::join(a.shape, "x"), fmt::join(b.shape, "x")));
+  checkStrides("a", a);
+  checkStrides("b", b);
+  checkStrides("out", out);
+
+  GemmPlan plan;
+  const std::int64_t M = expected[expected.size() - 2], N = expected.back(), K = a.shape.back();
+  const std::int64_t batch = expected.size() == 3 ? expected[0] : 1;
+  if (M == 0 || N == 0 || batch == 0) {
+    plan.launch = false;
+    return plan;
+  }
+  if (K == 0) {
+    plan.launch = false;
+    plan.scaleOnly = true;
+    return plan;
+  }
+  const MatrixReading ra = readMatrix("a", a), rb = readMatrix("b", b), rc = readMatrix("out", out);
+  plan.batched = expected.size() == 3;
+  plan.batch = toInt("out", "batch count", batch);
+  plan.K = toInt("a", "column count", K);
+  plan.strideC = batchStride("out", out);
+  if (plan.batched && batch > 1 && plan.strideC == 0)
+    refuse("out's matrices share memory (batch stride 0): each product needs its own");
+  const long long strideA = batchStride("a", a), strideB = batchStride("b", b);
+  plan.ldc = toInt("out", "leading dimension", rc.ld);
+  if (rc.op == Op::N) {  // C = op(A)·op(B), row-major
+    plan.M = toInt("a", "row count", M), plan.N = toInt("b", "column count", N);
+    plan.opA = ra.op, plan.opB = rb.op;
+    plan.A = a.data, plan.B = b.data, plan.C = out.data;
+    plan.lda = toInt("a", "leading dimension", ra.ld), plan.ldb = toInt("b", "leading dimension", rb.ld);
+    plan.strideA = strideA, plan.strideB = strideB;
+  } else {  // out is column-major: compute its row-major transpose, Cᵀ = op(B)ᵀ·op(A)ᵀ
+    plan.M = toInt("b", "column count", N), plan.N = toInt("a", "row count", M);
+    plan.opA = flipped(rb.op), plan.opB = flipped(ra.op);
+    plan.A = b.data, plan.B = a.data, plan.C = out.data;
+    plan.lda = toInt("b", "leading dimension", rb.ld), plan.ldb = toInt("a", "leading dimension", ra.ld);
+    plan.strideA = strideB, plan.strideB = strideA;
+  }
+  return plan;
+}
+
+}  // namespace gemmtune::python

@@ -1,0 +1,151 @@
+"""CPU tests of the Python package (CI runs them on a machine without a GPU): the package imports,
+the gemmtune command runs, arguments are refused with messages naming them, and tensor layouts
+become the library calls expected (gemmtune._gemmtune.plan shows the call without running it)."""
+
+import os
+import subprocess
+
+import pytest
+
+import gemmtune
+from gemmtune import _gemmtune
+
+
+def view(shape, strides, data=4096):
+    return (data, tuple(shape), tuple(strides))
+
+
+def row_major(*shape):
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.insert(0, step)
+        step *= extent
+    return view(shape, strides)
+
+
+def test_the_package_imports_and_names_its_api():
+    assert {"matmul", "best", "tune", "results", "Choice", "NoGpuError"} <= set(gemmtune.__all__)
+    assert issubclass(gemmtune.NoGpuError, RuntimeError)
+
+
+def test_the_command_runs_the_program_with_the_packages_nvrtc():
+    run = subprocess.run(["gemmtune", "--version"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("gemmtune ")
+    assert "NVRTC" in run.stdout
+
+
+def test_non_tensors_are_a_type_error_naming_the_argument():
+    with pytest.raises(TypeError, match="^a must be a CUDA float32 tensor of PyTorch or CuPy, not builtins.list"):
+        gemmtune.matmul([[1.0]], [[1.0]])
+
+
+def test_best_without_a_gpu_says_so():
+    if os.path.exists("/dev/nvidia0"):
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(gemmtune.NoGpuError, match="NVIDIA GPU"):
+        gemmtune.best(1024, 1024, 1024)
+
+
+@pytest.mark.parametrize("layout,precision,message", [
+    ("nx", "strict", "layout letters are n or t"), ("n", "strict", "layout is two letters"),
+    ("nn", "tf32", 'precision must be "strict" or "faithful"')])
+def test_best_refuses_bad_arguments(layout, precision, message):
+    with pytest.raises(ValueError, match=message):
+        gemmtune.best(64, 64, 64, layout, precision=precision)
+
+
+def test_row_major_operands_are_the_nn_layout():
+    p = _gemmtune.plan(row_major(30, 20), row_major(20, 10), row_major(30, 10))
+    assert (p["layout"], p["m"], p["n"], p["k"], p["lda"], p["ldb"], p["ldc"], p["batch"]) == ("nn", 30, 10, 20, 20, 10, 10, 1)
+
+
+def test_transposed_views_are_read_transposed_without_a_copy():
+    a_t = view((30, 20), (1, 30))   # x.T of a 20 x 30 row-major x
+    b_t = view((20, 10), (1, 24))   # y.T of a 10 x 20 slice of a 10 x 24 tensor (padded rows)
+    p = _gemmtune.plan(a_t, b_t, row_major(30, 10))
+    assert (p["layout"], p["lda"], p["ldb"]) == ("tt", 30, 24)
+
+
+def test_a_column_major_out_computes_the_transposed_product():
+    out_t = view((30, 10), (1, 30), data=8192)
+    p = _gemmtune.plan(view((30, 20), (20, 1), data=1), view((20, 10), (1, 20), data=2), out_t)
+    # Cᵀ = op(B)ᵀ·op(A)ᵀ: b (read transposed) becomes the first operand, read as stored.
+    assert (p["layout"], p["m"], p["n"], p["a"], p["b"], p["c"], p["ldc"]) == ("nt", 10, 30, 2, 1, 8192, 30)
+
+
+def test_padded_rows_keep_their_leading_dimension():
+    p = _gemmtune.plan(view((30, 20), (64, 1)), row_major(20, 10), view((30, 10), (16, 1)))
+    assert (p["lda"], p["ldc"]) == (64, 16)
+
+
+def test_a_single_row_or_column_accepts_any_stride():
+    p = _gemmtune.plan(view((1, 20), (999, 1)), view((20, 1), (1, 7)), view((1, 1), (5, 3)))
+    assert (p["layout"], p["m"], p["n"], p["lda"]) == ("nn", 1, 1, 20)
+
+
+def test_batches_and_broadcast_operands():
+    p = _gemmtune.plan(row_major(8, 30, 20), row_major(20, 10), row_major(8, 30, 10))
+    assert (p["batch"], p["stride_a"], p["stride_b"], p["stride_c"]) == (8, 600, 0, 300)
+    p = _gemmtune.plan(view((1, 30, 20), (0, 20, 1)), row_major(8, 20, 10), row_major(8, 30, 10))
+    assert (p["batch"], p["stride_a"], p["stride_b"]) == (8, 0, 200)
+
+
+def test_empty_products_launch_nothing():
+    assert _gemmtune.plan(row_major(0, 20), row_major(20, 10), row_major(0, 10))["launch"] is False
+    p = _gemmtune.plan(view((30, 0), (0, 1)), view((0, 10), (10, 1)), row_major(30, 10))
+    assert (p["launch"], p["scale_only"]) == (False, True)
+
+
+@pytest.mark.parametrize("a,b,out,message", [
+    (view((30, 20), (40, 2)), row_major(20, 10), row_major(30, 10), r"^a \(30x20, strides 40, 2\) is neither row- nor column-contiguous"),
+    (row_major(30, 20), view((20, 10), (5, 1)), row_major(30, 10), "^b .* is neither row- nor column-contiguous"),
+    (row_major(30, 20), row_major(21, 10), row_major(30, 10), r"a's columns \(20\) must equal b's rows \(21\)"),
+    (row_major(30, 20), row_major(20, 10), row_major(30, 11), "^out has shape 30x11, expected 30x10"),
+    (row_major(2, 3, 30, 20), row_major(20, 10), row_major(30, 10), "^a has 4 dimension"),
+    (row_major(3, 30, 20), row_major(4, 20, 10), row_major(4, 30, 10), "a holds 3 matrices and b 4"),
+    (view((30, 20), (-20, 1)), row_major(20, 10), row_major(30, 10), "^a has negative strides"),
+    (row_major(4, 30, 20), row_major(20, 10), view((4, 30, 10), (0, 10, 1)), "^out's matrices share memory"),
+    (view((3, 2**31), (2**31, 1)), row_major(2**31, 2), row_major(3, 2), "^a's column count is 2147483648"),
+    (row_major(30, 20), row_major(20, 10), view((30, 10), (10, 1, 1)), "^out has 3 strides for 2 dimensions"),
+])
+def test_layouts_the_library_cannot_read_are_refused_naming_the_argument(a, b, out, message):
+    with pytest.raises(ValueError, match=message):
+        _gemmtune.plan(a, b, out)
+
+
+def test_results_are_the_stored_rows_as_dicts(tmp_path):
+    db = tmp_path / "h100.db"
+    sample = os.path.join(os.path.dirname(__file__), "data", "h100-smem-1024.json")
+    subprocess.run(["gemmtune", "import", "--db", str(db), sample], check=True, capture_output=True, timeout=60)
+    rows = gemmtune.results(db=db, status="ok", as_dicts=True)
+    assert sorted(r["instance"] for r in rows) == ["smem_bs16", "smem_bs24_guarded", "smem_bs32", "smem_bs8"]
+    assert {(r["m"], r["layout"], r["batch"], r["gpu"]) for r in rows} == {(1024, "nn", 1, "NVIDIA H100 80GB HBM3")}
+    assert gemmtune.results(db=db, family="cutlass", as_dicts=True) == []
+
+
+def test_results_of_a_missing_database_say_what_to_do(tmp_path):
+    with pytest.raises(RuntimeError, match=r"gemmtune results failed \(exit 1\): .*run `gemmtune tune` first"):
+        gemmtune.results(db=tmp_path / "none.db")
+
+
+def test_tune_without_a_gpu_raises_with_the_programs_reason(tmp_path):
+    if os.path.exists("/dev/nvidia0"):
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(RuntimeError, match=r"gemmtune tune failed \(exit \d+\): .*GPU"):
+        gemmtune.tune(sizes=[64], db=tmp_path / "t.db", progress=False)
+
+
+def test_tune_takes_one_of_sizes_shapes_and_mnk():
+    with pytest.raises(ValueError, match="give one of sizes, shapes and mnk, not sizes and mnk"):
+        gemmtune.tune(sizes=64, mnk="1x2x3")
+
+
+def test_the_environment_names_the_packages_pinned_pieces():
+    env = {}
+    gemmtune._deps.prepare_environment(env)
+    if gemmtune._deps.pinned_nvrtc():
+        assert env["GEMMTUNE_NVRTC"].endswith("libnvrtc.so.13")
+    kept = {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}
+    gemmtune._deps.prepare_environment(kept)
+    assert kept == {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}

@@ -1,0 +1,169 @@
+"""GPU tests of the Python package against float64 products: every layout a view can have,
+padded leading dimensions, batches and broadcast operands, alpha and beta, the framework's current
+stream, CuPy, autograd, torch.compile and Linear. Run by scripts/gpu-check.sh python."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import gemmtune  # noqa: E402
+import gemmtune.torch  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+def reference(a, b, alpha=1.0, beta=0.0, c=None):
+    r = alpha * torch.matmul(a.double(), b.double())
+    return r if c is None else r + beta * c.double()
+
+
+def assert_near(got, want, a, b):
+    """Within FP32 rounding of a K-long dot product, scaled by |a|·|b| elementwise."""
+    scale = torch.matmul(a.double().abs(), b.double().abs())
+    k = a.shape[-1]
+    err = (got.double() - want).abs()
+    assert err.max() <= (1e-6 * k + 1e-6) * scale.max() + 1e-30, float((err / scale.clamp_min(1e-30)).max())
+
+
+def stored(rows, cols, transposed, pad=0):
+    """A rows x cols matrix, stored as is or transposed, with `pad` extra elements per line."""
+    if transposed:
+        return torch.randn(cols, rows + pad, device="cuda")[:, :rows].T
+    return torch.randn(rows, cols + pad, device="cuda")[:, :cols]
+
+
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (7, 33, 130), (130, 7, 33), (257, 129, 65)])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_every_layout_matches_a_float64_product(layout, m, n, k, pad):
+    a = stored(m, k, layout[0] == "t", pad)
+    b = stored(k, n, layout[1] == "t", pad)
+    assert_near(gemmtune.matmul(a, b), reference(a, b), a, b)
+
+
+def test_alpha_beta_and_a_column_major_out():
+    a, b = torch.randn(70, 50, device="cuda"), torch.randn(50, 90, device="cuda")
+    out = torch.randn(90, 70, device="cuda").T  # column-major 70 x 90
+    before = out.clone()
+    got = gemmtune.matmul(a, b, out=out, alpha=0.5, beta=-2.0)
+    assert got is out
+    assert_near(out, reference(a, b, 0.5, -2.0, before), a, b)
+
+
+@pytest.mark.parametrize("shape_a,shape_b", [((6, 40, 30), (6, 30, 20)), ((40, 30), (6, 30, 20)),
+                                             ((6, 40, 30), (1, 30, 20)), ((1, 40, 30), (1, 30, 20))])
+def test_batches_and_broadcast_operands(shape_a, shape_b):
+    a, b = torch.randn(shape_a, device="cuda"), torch.randn(shape_b, device="cuda")
+    got = gemmtune.matmul(a, b)
+    assert got.shape == torch.matmul(a, b).shape
+    assert_near(got, reference(a, b), a, b)
+
+
+def test_transposed_batches():
+    a = torch.randn(5, 30, 40, device="cuda").mT  # 5 x 40 x 30, each matrix transposed
+    b = torch.randn(5, 20, 30, device="cuda").mT
+    assert_near(gemmtune.matmul(a, b), reference(a, b), a, b)
+
+
+def test_an_empty_k_scales_out_by_beta():
+    a, b = torch.empty(4, 0, device="cuda"), torch.empty(0, 3, device="cuda")
+    out = torch.ones(4, 3, device="cuda")
+    assert torch.equal(gemmtune.matmul(a, b, out=out, beta=3.0), torch.full((4, 3), 3.0, device="cuda"))
+    assert gemmtune.matmul(torch.empty(0, 5, device="cuda"), torch.empty(5, 3, device="cuda")).shape == (0, 3)
+
+
+def test_the_current_stream_orders_the_work_without_synchronising():
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        a = torch.randn(512, 512, device="cuda")
+        b = torch.randn(512, 512, device="cuda")
+        a.mul_(2.0)  # still queued on `side` when matmul is called
+        c = gemmtune.matmul(a, b)
+        want = reference(a, b)
+    side.synchronize()
+    assert_near(c, want, a, b)
+
+
+def test_faithful_precision_runs_and_is_accurate():
+    a, b = torch.randn(256, 256, device="cuda"), torch.randn(256, 256, device="cuda")
+    assert_near(gemmtune.matmul(a, b, precision="faithful"), reference(a, b), a, b)
+
+
+@pytest.mark.parametrize("make,message,error", [
+    (lambda: (torch.randn(4, 4, device="cuda", dtype=torch.float64), torch.randn(4, 4, device="cuda")), "^a is torch.float64", TypeError),
+    (lambda: (torch.randn(4, 4, device="cuda"), torch.randn(4, 4)), "^b is on cpu", TypeError),
+    (lambda: (torch.randn(4, 8, device="cuda")[:, ::2], torch.randn(4, 4, device="cuda")), "^a .* is neither row- nor column-contiguous", ValueError),
+    (lambda: (torch.randn(4, 5, device="cuda"), torch.randn(4, 4, device="cuda")), r"a's columns \(5\) must equal b's rows \(4\)", ValueError),
+])
+def test_bad_tensors_are_refused_naming_the_argument(make, message, error):
+    a, b = make()
+    with pytest.raises(error, match=message):
+        gemmtune.matmul(a, b)
+
+
+def test_an_out_of_the_wrong_shape_is_refused():
+    a, b = torch.randn(4, 4, device="cuda"), torch.randn(4, 4, device="cuda")
+    with pytest.raises(ValueError, match="^out has shape 4x5, expected 4x4"):
+        gemmtune.matmul(a, b, out=torch.empty(4, 5, device="cuda"))
+
+
+def test_cupy_arrays_on_cupys_current_stream():
+    cupy = pytest.importorskip("cupy")
+    stream = cupy.cuda.Stream()
+    with stream:
+        a = cupy.random.standard_normal((65, 33), dtype=cupy.float32)
+        b = cupy.random.standard_normal((17, 33), dtype=cupy.float32).T  # 33 x 17, read transposed
+        a *= 2  # still queued on `stream` when matmul is called
+        c = gemmtune.matmul(a, b)
+    stream.synchronize()
+    assert isinstance(c, cupy.ndarray) and c.shape == (65, 17)
+    ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
+    assert_near(torch.from_dlpack(c), reference(ta, tb), ta, tb)
+
+
+def test_backward_takes_gradients_of_any_strides():
+    """Autograd hands the op expanded gradients (strides 0): the op copies what it cannot read."""
+    a = torch.randn(8, 16, device="cuda", requires_grad=True)
+    b = torch.randn(16, 4, device="cuda", requires_grad=True)
+    gemmtune.matmul(a, b).sum().backward()
+    torch.testing.assert_close(a.grad, torch.ones(8, 4, device="cuda") @ b.detach().T)
+
+
+def test_autograd_gradients_match_float64():
+    a = torch.randn(3, 17, 9, device="cuda", requires_grad=True)
+    b = torch.randn(9, 11, device="cuda", requires_grad=True)
+    weights = torch.randn(3, 17, 11, device="cuda")
+    (gemmtune.matmul(a, b, alpha=0.5) * weights).sum().backward()
+    a64, b64 = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+    (0.5 * torch.matmul(a64, b64) * weights.double()).sum().backward()
+    torch.testing.assert_close(a.grad.double(), a64.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(b.grad.double(), b64.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_the_op_passes_torch_library_opcheck():
+    a, b = torch.randn(8, 16, device="cuda", requires_grad=True), torch.randn(16, 4, device="cuda", requires_grad=True)
+    torch.library.opcheck(torch.ops.gemmtune.mm.default, (a, b, 1.0, "strict"))
+
+
+def test_torch_compile_traces_matmul_without_graph_breaks():
+    def f(x, w):
+        return torch.relu(gemmtune.matmul(x, w.T)) * 2
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    x, w = torch.randn(64, 32, device="cuda"), torch.randn(48, 32, device="cuda")
+    torch.testing.assert_close(compiled(x, w), f(x, w))
+
+
+def test_linear_is_a_drop_in_for_nn_linear():
+    torch.manual_seed(0)
+    ours = gemmtune.torch.Linear(96, 40).cuda()
+    theirs = torch.nn.Linear(96, 40).cuda()
+    theirs.load_state_dict(ours.state_dict())
+    x = torch.randn(2, 25, 96, device="cuda")
+    with torch.backends.cudnn.flags(allow_tf32=False):
+        torch.backends.cuda.matmul.allow_tf32 = False
+        y_ours, y_theirs = ours(x), theirs(x)
+        torch.testing.assert_close(y_ours, y_theirs, rtol=1e-5, atol=1e-5)
+        y_ours.square().sum().backward()
+        y_theirs.square().sum().backward()
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4)
