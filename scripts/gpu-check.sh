@@ -265,7 +265,7 @@ for step in "${steps[@]}"; do
       # python/tests; python-tune: tune bench/python's MLP shapes; python-bench: its targets.
       "$root/scripts/python-check.sh" "${step#python-}" "$build" "$out" "$(capped 500)" >"$out/$step.txt" 2>&1
       note "$step" "rc=$?"
-      while IFS= read -r l; do note "" "$l"; done < <(grep -E '^(=+ .* in |pip install|overhead|4096:|MLP|NVIDIA.*wall)' "$out/$step.txt")
+      while IFS= read -r l; do note "" "$l"; done < <(grep -E '^(=+ .* in |pip install|example rc|overhead|4096:|MLP|NVIDIA.*wall)' "$out/$step.txt")
       tail -50 "$out/$step.txt"
       ;;
     dropin-overhead)

@@ -2,9 +2,10 @@
 # The Python package on a GPU host without network (scripts/gpu-check.sh's python steps):
 #   python:       `pip install .` into BUILD/python-root, the build requirements from .devdeps/pywheels
 #                 and no run-time dependencies (NVRTC 13.5 and CUTLASS come from BUILD/deps, unpacked
-#                 by the build step), then every test under python/tests, CPU and GPU
-#   tune:         `gemmtune tune` (the installed command) of bench/python's MLP shapes: 4096 cubed,
-#                 nt forward, nn and tn backward (TUNE_ARGS adds options)
+#                 by the build step), then every test under python/tests, CPU and GPU, and the
+#                 README's example (examples/python/matmul_example.py)
+#   tune:         `gemmtune tune` (the installed command) of bench/python's MLP shapes: 1024 and
+#                 4096 cubed, nt forward, nn and tn backward (TUNE_ARGS adds options)
 #   bench:        bench/python/python_bench.py
 # All three use BUILD/python.db, a copy of the carried main-job database where there is one.
 # Usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS
@@ -50,11 +51,17 @@ case "$step" in
   python)
     install || exit 1
     cd "$root" && timeout "$(left)" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider python/tests 2>&1 | tail -150
-    exit "${PIPESTATUS[0]}" ;;
+    rc=${PIPESTATUS[0]}
+    echo "== examples/python/matmul_example.py (the README's example)"
+    timeout "$(left)" python3 examples/python/matmul_example.py 2>&1 | tail -5
+    example=${PIPESTATUS[0]}
+    echo "example rc=$example"
+    [ "$rc" -eq 0 ] && exit "$example"
+    exit "$rc" ;;
   python-install-only)
     install ;;
   tune)
-    timeout "$(left)" gemmtune tune --sizes 4096 --layouts nn,nt,tn --no-basis ${TUNE_ARGS:-} 2>&1 | tail -40 ;;
+    timeout "$(left)" gemmtune tune --sizes 1024,4096 --layouts nn,nt,tn --no-basis ${TUNE_ARGS:-} 2>&1 | tail -40 ;;
   bench)
     timeout "$(left)" python3 "$root/bench/python/python_bench.py" 2>&1 ;;
   *) echo "usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS" >&2; exit 2 ;;

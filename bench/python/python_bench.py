@@ -4,9 +4,11 @@
    beside the C++ Library::sgemm call it makes (a loop in C++, same process, same tensors);
    median of rounds of 256 calls, each round synchronised after, so the launch queue never fills.
 2. 4096³: device time per call of gemmtune.matmul beside the C++ call's, CUDA events, median.
-3. MLP: a 3-layer float32 MLP (4096 wide, batch 4096, TF32 off) trained with SGD for 30 steps with
-   torch.nn.Linear and with gemmtune.torch.Linear from the same weights: the loss of every step,
-   and the time per step, interleaved rounds, median.
+3. MLP: a 3-layer float32 MLP (1024 wide with a batch of 1024, then 4096 and 4096; TF32 off)
+   trained with SGD for 30 steps with torch.nn.Linear and with gemmtune.torch.Linear from the same
+   weights: the loss of every step, and the time per step, interleaved rounds, median. Its GEMMs
+   are the nt (forward), nn and tn (backward) layouts at width cubed: `scripts/gpu-check.sh
+   python-tune` tunes them.
 
 Usage: python3 bench/python/python_bench.py [--mlp-steps N]
 """
@@ -116,7 +118,7 @@ def train_step(model, opt, x, y):
     return loss
 
 
-def mlp_bench(steps, width=4096, batch=4096, depth=3):
+def mlp_bench(steps, width, batch, depth=3):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     theirs = mlp(torch.nn.Linear, width, depth, 0)
@@ -129,7 +131,7 @@ def mlp_bench(steps, width=4096, batch=4096, depth=3):
     losses = {theirs: [], ours: []}
     for _ in range(steps):  # the same trajectory: losses compared step by step
         for m in (theirs, ours):
-            losses[m].append(float(train_step(m, opts[m], x, y)))
+            losses[m].append(float(train_step(m, opts[m], x, y).detach()))
     worst = max(abs(p - q) / abs(q) for p, q in zip(losses[ours], losses[theirs]))
     print(f"MLP {depth}x{width}, batch {batch}: loss nn.Linear {losses[theirs][0]:.6f} -> {losses[theirs][-1]:.6f}, "
           f"gemmtune.torch.Linear {losses[ours][0]:.6f} -> {losses[ours][-1]:.6f}; worst relative difference over "
@@ -146,7 +148,7 @@ def mlp_bench(steps, width=4096, batch=4096, depth=3):
             end.synchronize()
             times[m].append(start.elapsed_time(end) / 5)
     t_theirs, t_ours = statistics.median(times[theirs]), statistics.median(times[ours])
-    print(f"MLP step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
+    print(f"MLP {width} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
           f"speed {t_theirs / t_ours:.3f}x (target >= 1.0x)")
 
 
@@ -157,4 +159,5 @@ if __name__ == "__main__":
     print(torch.cuda.get_device_name(), "torch", torch.__version__)
     overhead()
     large()
-    mlp_bench(args.mlp_steps)
+    for width in (1024, 4096):
+        mlp_bench(args.mlp_steps, width, width)

@@ -50,13 +50,24 @@ def _reduce_to(grad, like):
     return grad
 
 
+def _stored_transposed(t):
+    """Whether t's matrices have their columns contiguous (t is a view like W.t())."""
+    return t.stride(-2) == 1 and t.stride(-1) != 1
+
+
 def _backward(ctx, grad):
+    """Each gradient in its input's own layout, as PyTorch's mm does: the gradient of W.t() is
+    computed as the transpose of a row-major product, so W's gradient is contiguous (an optimizer
+    step over a transposed gradient reads it with a stride)."""
     a, b = ctx.saved_tensors
+    alpha, precision = ctx.alpha, ctx.precision
     grad_a = grad_b = None
-    if ctx.needs_input_grad[0]:  # d(alpha·a@b)/da = alpha·grad@bᵀ: b read transposed, no copy
-        grad_a = _reduce_to(mm(grad, b.mT, ctx.alpha, ctx.precision), a)
-    if ctx.needs_input_grad[1]:  # alpha·aᵀ@grad
-        grad_b = _reduce_to(mm(a.mT, grad, ctx.alpha, ctx.precision), b)
+    if ctx.needs_input_grad[0]:  # alpha·grad·bᵀ, or its transpose alpha·b·gradᵀ
+        grad_a = mm(b, grad.mT, alpha, precision).mT if _stored_transposed(a) else mm(grad, b.mT, alpha, precision)
+        grad_a = _reduce_to(grad_a, a)
+    if ctx.needs_input_grad[1]:  # alpha·aᵀ·grad, or its transpose alpha·gradᵀ·a
+        grad_b = mm(grad.mT, a, alpha, precision).mT if _stored_transposed(b) else mm(a.mT, grad, alpha, precision)
+        grad_b = _reduce_to(grad_b, b)
     return grad_a, grad_b, None, None
 
 

@@ -167,3 +167,25 @@ def test_linear_is_a_drop_in_for_nn_linear():
         y_theirs.square().sum().backward()
     for p, q in zip(ours.parameters(), theirs.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_the_gradient_of_a_transposed_weight_is_contiguous():
+    """nn.Linear's layout: y = x·Wᵀ; W's gradient comes out contiguous, like W."""
+    x = torch.randn(32, 24, device="cuda", requires_grad=True)
+    w = torch.randn(40, 24, device="cuda", requires_grad=True)
+    gemmtune.matmul(x, w.t()).square().sum().backward()
+    assert w.grad.is_contiguous() and x.grad.is_contiguous()
+    x64, w64 = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    (x64 @ w64.t()).square().sum().backward()
+    torch.testing.assert_close(w.grad.double(), w64.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(x.grad.double(), x64.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_torch_compile_with_inductor_and_backward():
+    model = torch.nn.Sequential(gemmtune.torch.Linear(64, 48), torch.nn.ReLU(), gemmtune.torch.Linear(48, 8)).cuda()
+    x = torch.randn(16, 64, device="cuda")
+    compiled = torch.compile(model, fullgraph=True)
+    y, want = compiled(x), model(x)
+    torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
+    y.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
