@@ -44,7 +44,8 @@ install() {
     return 1
   fi
   echo "pip install ok ($(( $(date +%s) - t0 )) s)"
-  python3 -c "import pytest" 2>/dev/null || python3 -m pip install "${args[@]}" pytest >>"$out/pip.log" 2>&1
+  python3 -c "import pytest" 2>/dev/null ||
+    python3 -m pip install -q --no-index --find-links "$root/.devdeps/pywheels" --target "$target" pytest >>"$out/pip.log" 2>&1
 }
 
 case "$step" in

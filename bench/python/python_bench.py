@@ -38,7 +38,7 @@ def views(*tensors):
     return [(t.data_ptr(), t.shape, t.stride()) for t in tensors]
 
 
-def overhead():
+def overhead(rounds=200, calls=256):
     a, b, c = (torch.randn(64, 64, device="cuda") for _ in range(3))
     stream = torch.cuda.current_stream().cuda_stream
     va, vb, vc = views(a, b, c)
@@ -51,18 +51,42 @@ def overhead():
                 f()
         return run
 
-    rows = {
-        "Library::sgemm (C++ loop)": host_us_per_call(lambda n: _gemmtune._launch_loop("strict", stream, va, vb, vc, n)),
-        "gemmtune.matmul(a, b, out=c)": host_us_per_call(loop(lambda: gemmtune.matmul(a, b, out=c))),
-        "gemmtune.matmul(a, b)": host_us_per_call(loop(lambda: gemmtune.matmul(a, b))),
-        "torch.mm(a, b, out=c)": host_us_per_call(loop(lambda: torch.mm(a, b, out=c))),
+    paths = {
+        "Library::sgemm (C++ loop)": lambda n: _gemmtune._launch_loop("strict", stream, va, vb, vc, n),
+        "gemmtune.matmul(a, b, out=c)": loop(lambda: gemmtune.matmul(a, b, out=c)),
+        "gemmtune.matmul(a, b)": loop(lambda: gemmtune.matmul(a, b)),
+        "torch.mm(a, b, out=c)": loop(lambda: torch.mm(a, b, out=c)),
     }
+    samples = {name: [] for name in paths}
+    for _ in range(rounds):  # interleaved: every path sees the same host and GPU state
+        for name, run in paths.items():
+            t0 = time.perf_counter()
+            run(calls)
+            samples[name].append((time.perf_counter() - t0) / calls * 1e6)
+            torch.cuda.synchronize()
+    rows = {name: statistics.median(v) for name, v in samples.items()}
     base = rows["Library::sgemm (C++ loop)"]
-    print("64x64x64 host time per call (us), median of 200 rounds of 256 calls")
+    print(f"64x64x64 host time per call (us), {gemmtune.best(64, 64, 64).instance}; median of {rounds} "
+          f"interleaved rounds of {calls} calls, each synchronised after")
     for name, us in rows.items():
-        print(f"  {name:32s} {us:6.2f}  (+{us - base:5.2f} over the C++ call)")
+        print(f"  {name:32s} {us:6.2f}  ({us - base:+5.2f} over the C++ call)")
     print(f"overhead: matmul with out= {rows['gemmtune.matmul(a, b, out=c)'] - base:.2f} us, "
           f"allocating {rows['gemmtune.matmul(a, b)'] - base:.2f} us above Library::sgemm (target <= 5 us)")
+
+
+def layouts(n):
+    """Device time per call of the MLP's GEMMs, gemmtune.matmul against torch.matmul."""
+    x, w = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+    out = torch.empty(n, n, device="cuda")
+    cases = {"nn": (x, w), "nt": (x, w.t()), "tn": (x.t(), w)}
+    for layout, (a, b) in cases.items():
+        for _ in range(3):
+            gemmtune.matmul(a, b, out=out)
+            torch.matmul(a, b, out=out)
+        ours = statistics.median(device_ms(lambda: gemmtune.matmul(a, b, out=out), reps=20) for _ in range(3))
+        theirs = statistics.median(device_ms(lambda: torch.matmul(a, b, out=out), reps=20) for _ in range(3))
+        print(f"  {n} {layout}: gemmtune {ours:.4f} ms ({gemmtune.best(n, n, n, layout).instance}), "
+              f"torch {theirs:.4f} ms: {theirs / ours:.3f}x")
 
 
 def device_ms(run, reps=30):
@@ -148,6 +172,17 @@ def mlp_bench(steps, width, batch, depth=3):
             end.synchronize()
             times[m].append(start.elapsed_time(end) / 5)
     t_theirs, t_ours = statistics.median(times[theirs]), statistics.median(times[ours])
+    host = {}
+    for m in (theirs, ours):  # the host's time to issue a step, the GPU left to run behind it
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(5):
+            train_step(m, opts[m], x, y)
+        host[m] = (time.perf_counter() - t0) / 5 * 1e3
+        torch.cuda.synchronize()
+    print(f"MLP {width} host time to issue a step: nn.Linear {host[theirs]:.3f} ms, gemmtune.torch.Linear "
+          f"{host[ours]:.3f} ms")
+    layouts(width)
     print(f"MLP {width} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
           f"speed {t_theirs / t_ours:.3f}x (target >= 1.0x)")
 

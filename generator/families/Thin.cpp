@@ -51,7 +51,8 @@ LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
       const std::string batches = p.batch > 1 ? fmt::format("{} batches of ", p.batch) : "";
       return LaunchPlan::refused(fmt::format("{}: {}{} K slices of {} tiles need {} MiB of partial sums (at most {} MiB: "
                                              "split K where C has few tiles)",
-                                             p.text(), batches, slices, tiles, bytes >> 20, kMaxWorkspaceBytes >> 20));
+                                             p.text(), batches, slices, tiles, (bytes + (1 << 20) - 1) >> 20,
+                                             kMaxWorkspaceBytes >> 20));
     }
     plan.workspaceBytes = bytes;
   }

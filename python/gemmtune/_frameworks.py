@@ -18,27 +18,34 @@ class _Torch:
         # Bound once: matmul's own cost per call is mostly attribute lookups (bench/python).
         self.gemm, self.result_shape = _gemmtune.gemm, _gemmtune.result_shape
         self.grad_enabled, self.compiling = torch.is_grad_enabled, torch.compiler.is_compiling
+        self.increment_version = torch.autograd.graph.increment_version
         self.current_device = torch._C._cuda_getDevice
         # The current stream's handle as an int without making a Stream object (what torch.compile's
         # generated code uses): the caller's stream order is kept without synchronising.
         self.raw_stream = torch._C._cuda_getCurrentRawStream
-        from .torch import mm  # registers the custom op
+        from .torch import matmul_with_grad  # registers the custom op
 
-        self.op = mm
+        self.with_grad = matmul_with_grad
 
     def matmul(self, a, b, out, alpha, beta, precision):
         """gemmtune.matmul for PyTorch tensors: autograd and torch.compile through the custom op,
-        everything else straight to the library. run_direct's steps written out with as few
-        lookups as possible: at 64 cubed a call's Python cost is comparable to the kernel's."""
-        Tensor = self.Tensor
-        if not isinstance(b, Tensor):
+        everything else straight to the library (at 64 cubed a call's Python cost is comparable to
+        the kernel's: direct() is run_direct written out with few lookups)."""
+        if not isinstance(b, self.Tensor):
             raise TypeError("a is a PyTorch tensor and b is not: pass tensors of one framework")
         if self.compiling() or ((a.requires_grad or b.requires_grad) and self.grad_enabled()):
             if out is not None or beta != 0:
                 raise RuntimeError("gemmtune.matmul with out= or beta does not support autograd or torch.compile; "
                                    "leave them out (the result is a new tensor) or run under torch.no_grad()")
-            return self.op(a, b, alpha, precision)
-        va, vb = self.view("a", a), self.view("b", b)
+            return self.with_grad(a, b, alpha, precision)
+        return self.direct(a, b, out, alpha, beta, precision)
+
+    def direct(self, a, b, out, alpha, beta, precision):
+        """run_direct's steps for PyTorch, written out with as few lookups as possible."""
+        f32 = self.float32
+        if a.dtype is not f32 or not a.is_cuda or b.dtype is not f32 or not b.is_cuda:
+            self.view("a", a), self.view("b", b)  # raises, naming the argument
+        va, vb = (a.data_ptr(), a.shape, a.stride()), (b.data_ptr(), b.shape, b.stride())
         device = a.get_device()
         if b.get_device() != device:
             raise ValueError(f"a is on cuda:{device} and b on cuda:{b.get_device()}: put both on one device")
@@ -46,26 +53,45 @@ class _Torch:
             if beta != 0:
                 raise ValueError("beta is not 0 but there is no out to scale: pass out=")
             out = a.new_empty(self.result_shape(va[1], vb[1]))
-        elif not isinstance(out, Tensor):
-            raise TypeError("out must be a PyTorch tensor like a and b")
-        vc = self.view("out", out)
+        else:
+            if not isinstance(out, self.Tensor):
+                raise TypeError("out must be a PyTorch tensor like a and b")
+            if out.requires_grad and self.grad_enabled():
+                raise RuntimeError("out requires grad: out= does not support autograd; leave out out, or run under "
+                                   "torch.no_grad()")
+            self.increment_version(out)  # autograd then refuses a backward that saved out's old values
+        if out.dtype is not f32 or not out.is_cuda:
+            self.view("out", out)
+        vc = (out.data_ptr(), out.shape, out.stride())
         if out.get_device() != device:
             raise ValueError(f"out is on cuda:{out.get_device()} and a on cuda:{device}: put them on one device")
         if self.current_device() == device:
-            todo = self.gemm(precision, self.raw_stream(device), va, vb, vc, alpha, beta)
+            todo = self.gemm(precision, device, self.raw_stream(device), va, vb, vc, alpha, beta)
         else:
             with self.torch.cuda.device(device):
-                todo = self.gemm(precision, self.raw_stream(device), va, vb, vc, alpha, beta)
-        if todo:  # K == 0: the product is empty, only beta·out remains
-            out.mul_(beta) if beta != 0 else out.zero_()
+                todo = self.gemm(precision, device, self.raw_stream(device), va, vb, vc, alpha, beta)
+        if todo:
+            self.finish(todo, a, b, out, alpha, beta)
         return out
+
+    def finish(self, todo, a, b, out, alpha, beta):
+        """What the library left to the caller: out = beta·out (K or alpha is 0), or the whole call
+        through PyTorch's cuBLAS when the library declined it (a CUDA graph capture of a shape not
+        prepared on the capturing stream; out is untouched then)."""
+        if todo == "scale":
+            out.mul_(beta) if beta != 0 else out.zero_()
+        elif out.dim() == 2:
+            out.addmm_(a, b, beta=beta, alpha=alpha)
+        else:
+            batch, rows, cols = out.shape
+            out.baddbmm_(a.expand(batch, rows, a.shape[-1]), b.expand(batch, b.shape[-2], cols), beta=beta, alpha=alpha)
 
     def op_matmul(self, a, b, alpha, precision):
         """The custom op's implementation: autograd and compiled graphs hand it tensors of any
         strides (an expanded gradient has strides 0), so what the library cannot read is copied."""
         a = a if readable(a) else a.contiguous()
         b = b if readable(b) else b.contiguous()
-        return run_direct(self, a, b, None, alpha, 0.0, precision)
+        return self.direct(a, b, None, alpha, 0.0, precision)
 
     def view(self, name, t):
         if t.dtype is not self.float32:
@@ -74,31 +100,13 @@ class _Torch:
             raise TypeError(f"{name} is on {t.device}; gemmtune runs on CUDA tensors (use {name}.cuda())")
         return (t.data_ptr(), t.shape, t.stride())
 
-    def device(self, t):
-        return t.get_device()
-
-    def stream(self, device):
-        return self.raw_stream(device)
-
-    def on_device(self, device):
-        return self.torch.cuda.device(device)
-
-    def empty(self, shape, like):
-        return like.new_empty(shape)
-
-    def scale(self, out, beta):
-        if beta == 0:
-            out.zero_()
-        else:
-            out.mul_(beta)
-
 
 def readable(t) -> bool:
     """Whether the library reads t's matrices as they are: rows or columns contiguous."""
     if t.dim() < 2:
         return False
-    rows, cols = t.shape[-2], t.shape[-1]
-    row_stride, col_stride = t.stride()[-2:]
+    *_, rows, cols = t.shape
+    *_, row_stride, col_stride = t.stride()
     if (col_stride == 1 or cols == 1) and (rows == 1 or row_stride >= cols):
         return True
     return (row_stride == 1 or rows == 1) and (cols == 1 or col_stride >= rows)
@@ -147,7 +155,12 @@ class _CuPy:
         with self.cupy.cuda.Device(like.device.id):
             return self.cupy.empty(shape, dtype=self.float32)
 
-    def scale(self, out, beta):
+    def finish(self, todo, a, b, out, alpha, beta):
+        """What the library left to the caller: out = beta·out (K or alpha is 0); a declined call
+        (a CUDA graph capture of a shape not prepared on the capturing stream) is an error."""
+        if todo == "declined":
+            raise RuntimeError("gemmtune declined the call inside a CUDA graph capture: call the shape once on this "
+                               "stream before capturing")
         if beta == 0:
             out.fill(0)
         else:
@@ -171,12 +184,12 @@ def run_direct(fw, a, b, out, alpha, beta, precision):
         raise ValueError(f"out is on cuda:{fw.device(out)} and a on cuda:{device}: put them on one device")
     vc = fw.view("out", out)
     if fw.current_device() == device:
-        todo = fw.gemm(precision, fw.stream(device), va, vb, vc, alpha, beta)
+        todo = fw.gemm(precision, device, fw.stream(device), va, vb, vc, alpha, beta)
     else:
         with fw.on_device(device):
-            todo = fw.gemm(precision, fw.stream(device), va, vb, vc, alpha, beta)
-    if todo == "scale":  # K == 0: the product is empty, only beta·out remains
-        fw.scale(out, beta)
+            todo = fw.gemm(precision, device, fw.stream(device), va, vb, vc, alpha, beta)
+    if todo:
+        fw.finish(todo, a, b, out, alpha, beta)
     return out
 
 

@@ -6,11 +6,13 @@
 #include <nanobind/stl/tuple.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "CudaDriver.hpp"
 #include "ViewPlan.hpp"
 #include "gemmtune/Errors.hpp"
 #include "gemmtune/Library.hpp"
@@ -28,19 +30,22 @@ PrecisionClass precisionFrom(const std::string& name) {
   throw std::invalid_argument("precision must be \"strict\" or \"faithful\", not \"" + name + "\"");
 }
 
-// The library of one precision class, opened on first use: opening reads the results store, which
-// is not free, and most programs use one class.
+// The library of one precision class, opened on first use (opening reads the results store, and
+// most programs use one class) and kept for the process: never destroyed, because at interpreter
+// exit the CUDA contexts it holds kernels in may already be gone. After the first call, a lookup
+// is one atomic load.
 Library& libraryFor(PrecisionClass precision) {
+  static std::array<std::atomic<Library*>, std::size(kPrecisionClasses)> opened{};
+  std::atomic<Library*>& slot = opened[static_cast<std::size_t>(precision)];
+  if (Library* library = slot.load(std::memory_order_acquire)) return *library;
   static std::mutex mutex;
-  static std::array<std::unique_ptr<Library>, std::size(kPrecisionClasses)> libraries;
   std::lock_guard lock(mutex);
-  auto& slot = libraries[static_cast<std::size_t>(precision)];
-  if (!slot) {
-    Library::Options options;
-    options.precision = precision;
-    slot = std::make_unique<Library>(options);
-  }
-  return *slot;
+  if (Library* library = slot.load(std::memory_order_relaxed)) return *library;
+  Library::Options options;
+  options.precision = precision;
+  auto* library = new Library(options);
+  slot.store(library, std::memory_order_release);
+  return *library;
 }
 
 Op opFrom(char c) {
@@ -60,23 +65,42 @@ Status launch(Library& library, std::uintptr_t stream, const GemmPlan& p, float 
                                      p.ldb, p.strideB, beta, C, p.ldc, p.strideC, p.batch);
 }
 
+// Makes `device`'s primary context (the one PyTorch and CuPy run in) current on this thread. A
+// thread that has not called the CUDA runtime yet has none: PyTorch's autograd worker thread, a
+// new Python thread. The reference taken is never released; the context lives as long as the
+// process, as it does for the frameworks.
+bool makePrimaryContextCurrent(int device) {
+  if (!CudaDriver::available()) return false;
+  const CudaDriver& d = CudaDriver::get();
+  CUdevice handle = 0;
+  CUcontext context = nullptr;
+  return d.cuDeviceGet(&handle, device) == CUDA_SUCCESS && d.cuDevicePrimaryCtxRetain(&context, handle) == CUDA_SUCCESS &&
+         d.cuCtxSetCurrent(context) == CUDA_SUCCESS;
+}
+
 // Returns "" when the product was launched (or there was nothing to compute), "scale" when only
-// out = beta·out remains (K == 0: the Python side does it with the framework's op).
-std::string gemm(const std::string& precision, std::uintptr_t stream, const TensorView& a, const TensorView& b,
-                 const TensorView& out, float alpha, float beta) {
+// out = beta·out remains (K == 0, or alpha == 0: like BLAS, A and B are then not read, so NaN in
+// them does not reach out), "declined" when the library left the call to the caller with out
+// untouched (a CUDA graph capture of a shape not prepared on that stream). The Python side does
+// those two with the framework's own operations.
+std::string gemm(const std::string& precision, int device, std::uintptr_t stream, const TensorView& a,
+                 const TensorView& b, const TensorView& out, float alpha, float beta) {
   const GemmPlan plan = python::planGemm(a, b, out);
   if (!plan.launch) return plan.scaleOnly ? "scale" : "";
+  if (alpha == 0.0f) return "scale";
   Library& library = libraryFor(precisionFrom(precision));
   Status status;
   {
     nb::gil_scoped_release unlocked;  // the first call of a shape may compile for seconds
     status = launch(library, stream, plan, alpha, beta);
+    if (status == Status::no_gpu && makePrimaryContextCurrent(device)) status = launch(library, stream, plan, alpha, beta);
   }
   if (status == Status::ok) return "";
-  const std::string why = std::string(toString(status)) + ": " + Library::lastError();
-  if (status == Status::invalid_argument) throw std::invalid_argument(why);
+  if (status == Status::declined) return "declined";
+  const std::string why = Library::lastError();
+  if (status == Status::invalid_argument) throw std::invalid_argument("gemmtune refused the call: " + why);
   if (status == Status::no_gpu) throw NoGpuError(why);
-  throw std::runtime_error(why);
+  throw std::runtime_error(std::string("gemmtune: ") + toString(status) + ": " + why);
 }
 
 // `calls` launches of one planned product with nothing else around them: the benchmark's measure of
@@ -159,7 +183,7 @@ NB_MODULE(_gemmtune, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
-  m.def("gemm", &gemm, nb::arg("precision"), nb::arg("stream"), nb::arg("a"), nb::arg("b"), nb::arg("out"),
+  m.def("gemm", &gemm, nb::arg("precision"), nb::arg("device"), nb::arg("stream"), nb::arg("a"), nb::arg("b"), nb::arg("out"),
         nb::arg("alpha"), nb::arg("beta"));
   m.def("result_shape", &python::resultShape, nb::arg("a_shape"), nb::arg("b_shape"));
   m.def(

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <stdexcept>
+#include <utility>
 
 namespace gemmtune::python {
 namespace {
@@ -58,6 +59,30 @@ std::int64_t batchStride(const char* name, const TensorView& view) {
 
 Op flipped(Op op) { return op == Op::N ? Op::T : Op::N; }
 
+// The bytes a view spans, from its first element to one past its last (strides are not negative
+// here, extents not 0).
+struct ByteSpan {
+  std::uintptr_t begin = 0, end = 0;
+  bool meets(const ByteSpan& other) const { return begin < other.end && other.begin < end; }
+};
+
+ByteSpan spanOf(const TensorView& view) {
+  std::uintptr_t last = 0;
+  for (std::size_t i = 0; i < view.shape.size(); ++i)
+    last += static_cast<std::uintptr_t>(view.shape[i] - 1) * static_cast<std::uintptr_t>(view.strides[i]);
+  return {view.data, view.data + 4 * (last + 1)};
+}
+
+// Like PyTorch's out= checks: an out whose memory range meets an input's is refused, since the
+// kernel would overwrite elements it has still to read.
+void checkNoOverlap(const TensorView& a, const TensorView& b, const TensorView& out) {
+  const ByteSpan c = spanOf(out);
+  for (const auto& [name, view] : {std::pair{"a", &a}, std::pair{"b", &b}})
+    if (c.meets(spanOf(*view)))
+      refuse(fmt::format("out overlaps {} in memory: the product would overwrite what it reads; pass a separate out",
+                         name));
+}
+
 void checkStrides(const char* name, const TensorView& view) {
   if (view.strides.size() != view.shape.size())
     refuse(fmt::format("{} has {} strides for {} dimensions", name, view.strides.size(), view.shape.size()));
@@ -108,6 +133,7 @@ GemmPlan planGemm(const TensorView& a, const TensorView& b, const TensorView& ou
     return plan;
   }
   const MatrixReading ra = readMatrix("a", a), rb = readMatrix("b", b), rc = readMatrix("out", out);
+  checkNoOverlap(a, b, out);
   plan.batched = expected.size() == 3;
   plan.batch = toInt("out", "batch count", batch);
   plan.K = toInt("a", "column count", K);
@@ -129,6 +155,10 @@ GemmPlan planGemm(const TensorView& a, const TensorView& b, const TensorView& ou
     plan.lda = toInt("b", "leading dimension", rb.ld), plan.ldb = toInt("a", "leading dimension", ra.ld);
     plan.strideA = strideB, plan.strideB = strideA;
   }
+  const long long oneC = static_cast<long long>(plan.M - 1) * plan.ldc + plan.N;
+  if (plan.batch > 1 && plan.strideC < oneC)
+    refuse(fmt::format("out's matrices overlap one another: its batch stride {} is less than one matrix ({} elements)",
+                       plan.strideC, oneC));
   return plan;
 }
 

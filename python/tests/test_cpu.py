@@ -2,6 +2,7 @@
 the gemmtune command runs, arguments are refused with messages naming them, and tensor layouts
 become the library calls expected (gemmtune._gemmtune.plan shows the call without running it)."""
 
+import itertools
 import os
 import subprocess
 
@@ -11,8 +12,11 @@ import gemmtune
 from gemmtune import _gemmtune
 
 
-def view(shape, strides, data=4096):
-    return (data, tuple(shape), tuple(strides))
+_addresses = itertools.count(1 << 40, 1 << 40)  # views far apart: no overlap unless a test wants one
+
+
+def view(shape, strides, data=None):
+    return (next(_addresses) if data is None else data, tuple(shape), tuple(strides))
 
 
 def row_major(*shape):
@@ -69,9 +73,9 @@ def test_transposed_views_are_read_transposed_without_a_copy():
 
 def test_a_column_major_out_computes_the_transposed_product():
     out_t = view((30, 10), (1, 30), data=8192)
-    p = _gemmtune.plan(view((30, 20), (20, 1), data=1), view((20, 10), (1, 20), data=2), out_t)
+    p = _gemmtune.plan(view((30, 20), (20, 1), data=4096), view((20, 10), (1, 20), data=65536), out_t)
     # Cᵀ = op(B)ᵀ·op(A)ᵀ: b (read transposed) becomes the first operand, read as stored.
-    assert (p["layout"], p["m"], p["n"], p["a"], p["b"], p["c"], p["ldc"]) == ("nt", 10, 30, 2, 1, 8192, 30)
+    assert (p["layout"], p["m"], p["n"], p["a"], p["b"], p["c"], p["ldc"]) == ("nt", 10, 30, 65536, 4096, 8192, 30)
 
 
 def test_padded_rows_keep_their_leading_dimension():
@@ -149,3 +153,19 @@ def test_the_environment_names_the_packages_pinned_pieces():
     kept = {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}
     gemmtune._deps.prepare_environment(kept)
     assert kept == {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}
+
+
+def test_an_out_overlapping_an_input_is_refused():
+    a = view((30, 20), (20, 1), data=1000)
+    with pytest.raises(ValueError, match="^out overlaps a in memory"):
+        _gemmtune.plan(a, row_major(20, 10), view((30, 10), (10, 1), data=1000 + 4 * 500))
+    b = view((20, 10), (10, 1), data=50000)
+    with pytest.raises(ValueError, match="^out overlaps b in memory"):
+        _gemmtune.plan(view((30, 20), (20, 1), data=1000), b, view((30, 10), (10, 1), data=50000 + 4 * 199))
+    # Just past b's last element is fine.
+    _gemmtune.plan(view((30, 20), (20, 1), data=1000), b, view((30, 10), (10, 1), data=50000 + 4 * 200))
+
+
+def test_out_batches_that_overlap_one_another_are_refused():
+    with pytest.raises(ValueError, match=r"^out's matrices overlap one another: its batch stride 150 is less than one matrix \(300"):
+        _gemmtune.plan(row_major(4, 30, 20), row_major(20, 10), view((4, 30, 10), (150, 10, 1), data=10**6))

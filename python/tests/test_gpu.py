@@ -189,3 +189,83 @@ def test_torch_compile_with_inductor_and_backward():
     torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
     y.sum().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+FIRST_CUDA_WORK_IS_A_BACKWARD = """
+import torch, gemmtune
+a = torch.randn(64, 32, device="cuda", requires_grad=True)
+b = torch.randn(32, 16, device="cuda")
+y = gemmtune.matmul(a, b)
+y.backward(torch.ones(64, 16, device="cuda"))  # autograd's worker thread has had no CUDA call yet
+torch.testing.assert_close(a.grad, torch.ones(64, 16, device="cuda") @ b.T)
+print("ok")
+"""
+
+
+def test_a_backward_that_is_the_threads_first_cuda_work_runs():
+    """Autograd's device thread has no current context until some CUDA call makes one: the module
+    makes the primary context current instead of failing with NoGpuError."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", FIRST_CUDA_WORK_IS_A_BACKWARD], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-2000:]
+
+
+def test_a_new_thread_runs_matmul():
+    import threading
+
+    a, b, c = torch.randn(96, 80, device="cuda"), torch.randn(80, 40, device="cuda"), torch.empty(96, 40, device="cuda")
+    torch.cuda.synchronize()
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(None) if gemmtune.matmul(a, b, out=c) is c else None)
+    thread.start()
+    thread.join()
+    torch.cuda.synchronize()
+    assert errors == [None]
+    assert_near(c, reference(a, b), a, b)
+
+
+def test_an_out_aliasing_an_input_is_refused():
+    a = torch.randn(256, 256, device="cuda")
+    with pytest.raises(ValueError, match="^out overlaps a in memory"):
+        gemmtune.matmul(a, torch.randn(256, 256, device="cuda"), out=a)
+
+
+def test_out_bumps_the_autograd_version_like_torch_out_ops():
+    x = torch.randn(8, 8, device="cuda", requires_grad=True)
+    w = torch.randn(8, 8, device="cuda")
+    y = (x * w).sum()  # saves w for the backward
+    gemmtune.matmul(torch.randn(8, 8, device="cuda"), torch.randn(8, 8, device="cuda"), out=w)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_an_out_that_requires_grad_is_refused():
+    out = torch.zeros(4, 4, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="^out requires grad"):
+        gemmtune.matmul(torch.randn(4, 4, device="cuda"), torch.randn(4, 4, device="cuda"), out=out)
+
+
+def test_alpha_zero_reads_neither_operand():
+    a = torch.full((16, 8), float("nan"), device="cuda")
+    out = torch.ones(16, 4, device="cuda")
+    gemmtune.matmul(a, torch.randn(8, 4, device="cuda"), out=out, alpha=0.0, beta=2.0)
+    assert torch.equal(out, torch.full((16, 4), 2.0, device="cuda"))
+
+
+@pytest.mark.parametrize("batch", [None, 3])
+def test_a_cuda_graph_capture_runs_and_replays_correctly(batch):
+    """A shape the library has not prepared on the capturing stream is declined with out untouched;
+    the call then runs through PyTorch's own matmul, so capturing works either way."""
+    shape_a, shape_b = ((batch, 48, 40), (40, 24)) if batch else ((48, 40), (40, 24))
+    a, b = torch.randn(shape_a, device="cuda"), torch.randn(shape_b, device="cuda")
+    out = torch.zeros(torch.matmul(a, b).shape, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        gemmtune.matmul(a, b, out=out, alpha=2.0)
+    a.copy_(torch.randn(shape_a, device="cuda"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert_near(out, reference(a, b, 2.0), a, b)
