@@ -5,7 +5,7 @@
 #                 by the build step), then every test under python/tests, CPU and GPU, and the
 #                 README's example (examples/python/matmul_example.py)
 #   tune:         `gemmtune tune` (the installed command) of bench/python's MLP shapes: 1024 and
-#                 4096 cubed, nt forward, nn and tn backward (TUNE_ARGS adds options)
+#                 4096 cubed, 8192x1024x1024 and 1024x1024x8192, each nn, nt and tn (TUNE_ARGS adds options)
 #   bench:        bench/python/python_bench.py
 # All three use BUILD/python.db, a copy of the carried main-job database where there is one.
 # Usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS
@@ -62,7 +62,8 @@ case "$step" in
   python-install-only)
     install ;;
   tune)
-    timeout "$(left)" gemmtune tune --sizes 1024,4096 --layouts nn,nt,tn --no-basis ${TUNE_ARGS:-} 2>&1 | tail -40 ;;
+    timeout "$(left)" gemmtune tune --sizes 1024,4096,8192x1024x1024,1024x1024x8192 --layouts nn,nt,tn --no-basis \
+      ${TUNE_ARGS:-} 2>&1 | tail -60 ;;
   bench)
     timeout "$(left)" python3 "$root/bench/python/python_bench.py" 2>&1 ;;
   *) echo "usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS" >&2; exit 2 ;;

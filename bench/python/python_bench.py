@@ -4,11 +4,11 @@
    beside the C++ Library::sgemm call it makes (a loop in C++, same process, same tensors);
    median of rounds of 256 calls, each round synchronised after, so the launch queue never fills.
 2. 4096³: device time per call of gemmtune.matmul beside the C++ call's, CUDA events, median.
-3. MLP: a 3-layer float32 MLP (1024 wide with a batch of 1024, then 4096 and 4096; TF32 off)
+3. MLP: a 3-layer float32 MLP (width x batch: 1024 x 1024, 1024 x 8192, 4096 x 4096; TF32 off)
    trained with SGD for 30 steps with torch.nn.Linear and with gemmtune.torch.Linear from the same
    weights: the loss of every step, and the time per step, interleaved rounds, median. Its GEMMs
-   are the nt (forward), nn and tn (backward) layouts at width cubed: `scripts/gpu-check.sh
-   python-tune` tunes them.
+   are batch x width x width in the nt (forward) and nn layouts, width x width x batch in tn:
+   `scripts/gpu-check.sh python-tune` tunes them.
 
 Usage: python3 bench/python/python_bench.py [--mlp-steps N]
 """
@@ -74,18 +74,20 @@ def overhead(rounds=200, calls=256):
           f"allocating {rows['gemmtune.matmul(a, b)'] - base:.2f} us above Library::sgemm (target <= 5 us)")
 
 
-def layouts(n):
+def layouts(width, batch):
     """Device time per call of the MLP's GEMMs, gemmtune.matmul against torch.matmul."""
-    x, w = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
-    out = torch.empty(n, n, device="cuda")
-    cases = {"nn": (x, w), "nt": (x, w.t()), "tn": (x.t(), w)}
+    x, w, g = (torch.randn(batch, width, device="cuda"), torch.randn(width, width, device="cuda"),
+               torch.randn(batch, width, device="cuda"))
+    cases = {"nt": (x, w.t()), "nn": (g, w), "tn": (g.t(), x)}
     for layout, (a, b) in cases.items():
+        out = torch.empty(a.shape[0], b.shape[1], device="cuda")
         for _ in range(3):
             gemmtune.matmul(a, b, out=out)
             torch.matmul(a, b, out=out)
         ours = statistics.median(device_ms(lambda: gemmtune.matmul(a, b, out=out), reps=20) for _ in range(3))
         theirs = statistics.median(device_ms(lambda: torch.matmul(a, b, out=out), reps=20) for _ in range(3))
-        print(f"  {n} {layout}: gemmtune {ours:.4f} ms ({gemmtune.best(n, n, n, layout).instance}), "
+        m, k, n = a.shape[0], a.shape[1], b.shape[1]
+        print(f"  {m}x{n}x{k} {layout}: gemmtune {ours:.4f} ms ({gemmtune.best(m, n, k, layout).instance}), "
               f"torch {theirs:.4f} ms: {theirs / ours:.3f}x")
 
 
@@ -180,10 +182,10 @@ def mlp_bench(steps, width, batch, depth=3):
             train_step(m, opts[m], x, y)
         host[m] = (time.perf_counter() - t0) / 5 * 1e3
         torch.cuda.synchronize()
-    print(f"MLP {width} host time to issue a step: nn.Linear {host[theirs]:.3f} ms, gemmtune.torch.Linear "
-          f"{host[ours]:.3f} ms")
-    layouts(width)
-    print(f"MLP {width} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
+    print(f"MLP {width}x{batch} host time to issue a step: nn.Linear {host[theirs]:.3f} ms, gemmtune.torch.Linear "
+          f"{host[ours]:.3f} ms; forward choice {gemmtune.best(batch, width, width, 'nt').instance}")
+    layouts(width, batch)
+    print(f"MLP {width}x{batch} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
           f"speed {t_theirs / t_ours:.3f}x (target >= 1.0x)")
 
 
@@ -194,5 +196,5 @@ if __name__ == "__main__":
     print(torch.cuda.get_device_name(), "torch", torch.__version__)
     overhead()
     large()
-    for width in (1024, 4096):
-        mlp_bench(args.mlp_steps, width, width)
+    for width, batch in ((1024, 1024), (1024, 8192), (4096, 4096)):
+        mlp_bench(args.mlp_steps, width, batch)

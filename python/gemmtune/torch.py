@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from ._frameworks import adapter_for
+from ._query import best
 
 __all__ = ["Linear", "matmul_with_grad", "mm"]
 
@@ -118,16 +119,57 @@ def matmul_with_grad(a, b, alpha=1.0, precision="strict"):
     return _direct(a, b, alpha, precision)
 
 
+class _LinearFunction(torch.autograd.Function):
+    """y = x·Wᵀ + bias with its three gradients in one autograd node (the host's cost per layer is
+    what bounds a small MLP's step): grad_x = grad·W (nn), grad_W = gradᵀ·x (tn, contiguous like
+    W), grad_bias = the column sums of grad."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        y = _direct(x, weight.t(), 1.0, "strict")
+        return y.add_(bias) if bias is not None else y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        grad_x = _direct(grad, weight, 1.0, "strict") if ctx.needs_input_grad[0] else None
+        grad_w = _direct(grad.t(), x, 1.0, "strict") if ctx.needs_input_grad[1] else None
+        grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return grad_x, grad_w, grad_b
+
+
+_CUBLAS_FORWARD: dict = {}
+
+
+def _cublas_runs_forward(rows, layer) -> bool:
+    """Whether gemmtune's choice for this layer's forward GEMM (rows x out x in, "nt") is cuBLAS
+    itself: then nn.Linear's own forward runs, whose cuBLAS call also adds the bias (one pass over
+    y fewer). One lookup per shape and device."""
+    device = layer.weight.get_device()
+    key = (device, rows, layer.out_features, layer.in_features)
+    runs = _CUBLAS_FORWARD.get(key)
+    if runs is None:
+        choice = best(rows, layer.out_features, layer.in_features, "nt", device=device)
+        runs = _CUBLAS_FORWARD[key] = choice.instance.startswith("cublas")
+    return runs
+
+
 class Linear(torch.nn.Linear):
-    """torch.nn.Linear whose float32 CUDA forward and backward run gemmtune's kernels:
-    y = x·Wᵀ + bias (the "nt" layout: W is read transposed, not copied). Other dtypes and
-    devices run torch.nn.Linear's own forward. Same parameters and state dict as nn.Linear."""
+    """torch.nn.Linear whose float32 CUDA forward and backward run gemmtune's choice: y = x·Wᵀ +
+    bias (the "nt" layout: W is read transposed, not copied). Where that choice is cuBLAS itself,
+    and for other dtypes and devices, nn.Linear's own forward runs. Same parameters and state dict."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dtype is not torch.float32 or not x.is_cuda or self.weight.dtype is not torch.float32:
             return super().forward(x)
         flat = x.reshape(-1, self.in_features)
-        y = matmul_with_grad(flat, self.weight.t())
-        if self.bias is not None:
-            y = y.add_(self.bias)
+        if torch.compiler.is_compiling():
+            y = mm(flat, self.weight.t())
+            y = y + self.bias if self.bias is not None else y
+        elif _cublas_runs_forward(flat.shape[0], self):
+            return super().forward(x)
+        else:
+            y = _LinearFunction.apply(flat, self.weight, self.bias)
         return y.reshape(*x.shape[:-1], self.out_features)

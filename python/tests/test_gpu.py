@@ -269,3 +269,17 @@ def test_a_cuda_graph_capture_runs_and_replays_correctly(batch):
     graph.replay()
     torch.cuda.synchronize()
     assert_near(out, reference(a, b, 2.0), a, b)
+
+
+def test_the_linear_function_matches_float64_with_its_three_gradients():
+    """gemmtune.torch.Linear's own path (taken where gemmtune's forward choice is not cuBLAS)."""
+    x = torch.randn(70, 48, device="cuda", requires_grad=True)
+    w = torch.randn(36, 48, device="cuda", requires_grad=True)
+    bias = torch.randn(36, device="cuda", requires_grad=True)
+    weights = torch.randn(70, 36, device="cuda")
+    (gemmtune.torch._LinearFunction.apply(x, w, bias) * weights).sum().backward()
+    x64, w64, b64 = (t.detach().double().requires_grad_() for t in (x, w, bias))
+    (torch.nn.functional.linear(x64, w64, b64) * weights.double()).sum().backward()
+    for ours, want in ((x.grad, x64.grad), (w.grad, w64.grad), (bias.grad, b64.grad)):
+        torch.testing.assert_close(ours.double(), want, rtol=1e-5, atol=1e-4)
+    assert w.grad.is_contiguous()
