@@ -80,11 +80,18 @@ class _Torch:
         prepared on the capturing stream; out is untouched then)."""
         if todo == "scale":
             out.mul_(beta) if beta != 0 else out.zero_()
-        elif out.dim() == 2:
-            out.addmm_(a, b, beta=beta, alpha=alpha)
-        else:
-            batch, rows, cols = out.shape
-            out.baddbmm_(a.expand(batch, rows, a.shape[-1]), b.expand(batch, b.shape[-2], cols), beta=beta, alpha=alpha)
+            return
+        chosen = self.torch.get_float32_matmul_precision()
+        self.torch.set_float32_matmul_precision("highest")  # full FP32, whatever the program allows elsewhere
+        try:
+            if out.dim() == 2:
+                out.addmm_(a, b, beta=beta, alpha=alpha)
+            else:
+                batch, rows, cols = out.shape
+                out.baddbmm_(a.expand(batch, rows, a.shape[-1]), b.expand(batch, b.shape[-2], cols), beta=beta,
+                             alpha=alpha)
+        finally:
+            self.torch.set_float32_matmul_precision(chosen)
 
     def op_matmul(self, a, b, alpha, precision):
         """The custom op's implementation: autograd and compiled graphs hand it tensors of any
@@ -159,8 +166,9 @@ class _CuPy:
         """What the library left to the caller: out = beta·out (K or alpha is 0); a declined call
         (a CUDA graph capture of a shape not prepared on the capturing stream) is an error."""
         if todo == "declined":
-            raise RuntimeError("gemmtune declined the call inside a CUDA graph capture: call the shape once on this "
-                               "stream before capturing")
+            raise RuntimeError("gemmtune declined the call inside a CUDA graph capture: a shape is captured only "
+                               "after it ran once on the capturing stream, and never when its kernel splits K; "
+                               "call it outside the capture (or cupy.matmul inside it)")
         if beta == 0:
             out.fill(0)
         else:

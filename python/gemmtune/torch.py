@@ -89,6 +89,12 @@ def _direct(a, b, alpha, precision):
     return adapter_for("a", a).op_matmul(a, b, alpha, precision)
 
 
+def _backward_product():
+    """The GEMM a backward runs: differentiable again under create_graph=True (a gradient
+    penalty differentiates the gradients), else the direct call."""
+    return matmul_with_grad if torch.is_grad_enabled() else _direct
+
+
 class _EagerMatmul(torch.autograd.Function):
     """The op's autograd outside torch.compile. A custom op's dispatch costs tens of microseconds
     per call in eager mode: measured on an H100, an FP32 MLP of width 1024 trained at 0.58× the
@@ -105,7 +111,7 @@ class _EagerMatmul(torch.autograd.Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         grad_a, grad_b = _gradients(a, b, grad, ctx.alpha, ctx.precision, ctx.needs_input_grad[0],
-                                    ctx.needs_input_grad[1], _direct)
+                                    ctx.needs_input_grad[1], _backward_product())
         return grad_a, grad_b, None, None
 
 
@@ -134,8 +140,9 @@ class _LinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        grad_x = _direct(grad, weight, 1.0, "strict") if ctx.needs_input_grad[0] else None
-        grad_w = _direct(grad.t(), x, 1.0, "strict") if ctx.needs_input_grad[1] else None
+        product = _backward_product()
+        grad_x = product(grad, weight, 1.0, "strict") if ctx.needs_input_grad[0] else None
+        grad_w = product(grad.t(), x, 1.0, "strict") if ctx.needs_input_grad[1] else None
         grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
         return grad_x, grad_w, grad_b
 
@@ -145,8 +152,12 @@ _CUBLAS_FORWARD: dict = {}
 
 def _cublas_runs_forward(rows, layer) -> bool:
     """Whether gemmtune's choice for this layer's forward GEMM (rows x out x in, "nt") is cuBLAS
-    itself: then nn.Linear's own forward runs, whose cuBLAS call also adds the bias (one pass over
-    y fewer). One lookup per shape and device."""
+    itself: then the layer is nn.Linear's own, forward and backward (its cuBLAS call also adds
+    the bias: one pass over y fewer). Only while PyTorch computes float32 matmuls in full FP32
+    (no TF32, no autocast), so that the layer's arithmetic never depends on what was tuned. One
+    lookup per shape and device, kept for the process."""
+    if torch.get_float32_matmul_precision() != "highest" or torch.is_autocast_enabled("cuda"):
+        return False
     device = layer.weight.get_device()
     key = (device, rows, layer.out_features, layer.in_features)
     runs = _CUBLAS_FORWARD.get(key)
@@ -158,11 +169,14 @@ def _cublas_runs_forward(rows, layer) -> bool:
 
 class Linear(torch.nn.Linear):
     """torch.nn.Linear whose float32 CUDA forward and backward run gemmtune's choice: y = x·Wᵀ +
-    bias (the "nt" layout: W is read transposed, not copied). Where that choice is cuBLAS itself,
-    and for other dtypes and devices, nn.Linear's own forward runs. Same parameters and state dict."""
+    bias (the "nt" layout: W is read transposed, not copied). Where gemmtune's choice for the
+    forward GEMM is cuBLAS itself (and PyTorch computes float32 matmuls in full FP32), for an
+    empty input, and for other dtypes and devices, the layer is nn.Linear's own. Same parameters
+    and state dict."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.dtype is not torch.float32 or not x.is_cuda or self.weight.dtype is not torch.float32:
+        if (x.dtype is not torch.float32 or not x.is_cuda or self.weight.dtype is not torch.float32
+                or x.numel() == 0 or self.weight.numel() == 0):
             return super().forward(x)
         flat = x.reshape(-1, self.in_features)
         if torch.compiler.is_compiling():

@@ -5,7 +5,8 @@
 
 #include <climits>
 #include <stdexcept>
-#include <utility>
+#include <initializer_list>
+#include <tuple>
 
 namespace gemmtune::python {
 namespace {
@@ -73,14 +74,43 @@ ByteSpan spanOf(const TensorView& view) {
   return {view.data, view.data + 4 * (last + 1)};
 }
 
-// Like PyTorch's out= checks: an out whose memory range meets an input's is refused, since the
-// kernel would overwrite elements it has still to read.
-void checkNoOverlap(const TensorView& a, const TensorView& b, const TensorView& out) {
-  const ByteSpan c = spanOf(out);
-  for (const auto& [name, view] : {std::pair{"a", &a}, std::pair{"b", &b}})
-    if (c.meets(spanOf(*view)))
-      refuse(fmt::format("out overlaps {} in memory: the product would overwrite what it reads; pass a separate out",
-                         name));
+// A single matrix as lines of contiguous elements: `count` lines of `length` elements, `ld` apart
+// (rows for an Op::N reading, columns for Op::T).
+struct Lines {
+  std::int64_t count = 0, length = 0, ld = 0;
+};
+
+Lines linesOf(const TensorView& view, const MatrixReading& reading) {
+  const std::size_t r = view.shape.size() - 2;
+  const std::int64_t rows = view.shape[r], cols = view.shape[r + 1];
+  return reading.op == Op::N ? Lines{rows, cols, reading.ld} : Lines{cols, rows, reading.ld};
+}
+
+bool intervalsMeet(std::int64_t start1, std::int64_t size1, std::int64_t start2, std::int64_t size2) {
+  return start1 < start2 + size2 && start2 < start1 + size1;
+}
+
+// Whether y, starting d >= 0 elements after x with the same ld, shares an element with x. With
+// d = q·ld + s (0 <= s < ld), y's element i of line l is x's element s + i of line l + q, or,
+// past that line's end, element s + i − ld of line l + q + 1.
+bool sameLdLinesMeet(const Lines& x, const Lines& y, std::int64_t d) {
+  const std::int64_t q = d / x.ld, s = d % x.ld;
+  return (intervalsMeet(s, y.length, 0, x.length) && intervalsMeet(q, y.count, 0, x.count)) ||
+         (intervalsMeet(s - x.ld, y.length, 0, x.length) && intervalsMeet(q + 1, y.count, 0, x.count));
+}
+
+// Like PyTorch's out= checks: an out that shares memory with an input is refused, since the
+// kernel would overwrite elements it has still to read. Single matrices with the same leading
+// dimension are compared element-exactly (disjoint column slices of one buffer pass); any other
+// pair by the byte ranges they span.
+bool viewsMeet(const TensorView& x, const MatrixReading& rx, const TensorView& y, const MatrixReading& ry) {
+  if (!spanOf(x).meets(spanOf(y))) return false;
+  const auto single = [](const TensorView& v) { return v.shape.size() == 2 || v.shape[0] == 1; };
+  const Lines lx = linesOf(x, rx), ly = linesOf(y, ry);
+  const bool aligned = (x.data > y.data ? x.data - y.data : y.data - x.data) % 4 == 0;
+  if (!single(x) || !single(y) || rx.op != ry.op || lx.ld != ly.ld || !aligned) return true;
+  return x.data <= y.data ? sameLdLinesMeet(lx, ly, static_cast<std::int64_t>((y.data - x.data) / 4))
+                          : sameLdLinesMeet(ly, lx, static_cast<std::int64_t>((x.data - y.data) / 4));
 }
 
 void checkStrides(const char* name, const TensorView& view) {
@@ -91,6 +121,14 @@ void checkStrides(const char* name, const TensorView& view) {
       if (extent == 0) return;  // an empty tensor may have no storage
     refuse(fmt::format("{} has no data pointer", name));
   }
+}
+
+void checkNoOverlap(const TensorView& out, const MatrixReading& rc,
+                    std::initializer_list<std::tuple<const char*, const TensorView*, const MatrixReading*>> inputs) {
+  for (const auto& [name, view, reading] : inputs)
+    if (viewsMeet(out, rc, *view, *reading))
+      refuse(fmt::format("out overlaps {} in memory: the product would overwrite what it reads; pass a separate out",
+                         name));
 }
 
 }  // namespace
@@ -133,7 +171,7 @@ GemmPlan planGemm(const TensorView& a, const TensorView& b, const TensorView& ou
     return plan;
   }
   const MatrixReading ra = readMatrix("a", a), rb = readMatrix("b", b), rc = readMatrix("out", out);
-  checkNoOverlap(a, b, out);
+  checkNoOverlap(out, rc, {{"a", &a, &ra}, {"b", &b, &rb}});
   plan.batched = expected.size() == 3;
   plan.batch = toInt("out", "batch count", batch);
   plan.K = toInt("a", "column count", K);

@@ -169,3 +169,20 @@ def test_an_out_overlapping_an_input_is_refused():
 def test_out_batches_that_overlap_one_another_are_refused():
     with pytest.raises(ValueError, match=r"^out's matrices overlap one another: its batch stride 150 is less than one matrix \(300"):
         _gemmtune.plan(row_major(4, 30, 20), row_major(20, 10), view((4, 30, 10), (150, 10, 1), data=10**6))
+
+
+def test_disjoint_slices_of_one_buffer_are_not_an_overlap():
+    """buf[:, :20] read, buf[:, 20:30] written: one buffer, no element in common (as torch.mm allows)."""
+    base = 1 << 20
+    a = view((30, 20), (64, 1), data=base)              # columns 0..19 of a 30 x 64 buffer
+    out = view((30, 10), (64, 1), data=base + 4 * 20)   # columns 20..29
+    assert _gemmtune.plan(a, row_major(20, 10), out)["ldc"] == 64
+    overlapping = view((30, 10), (64, 1), data=base + 4 * 15)  # columns 15..24 meet a's
+    with pytest.raises(ValueError, match="^out overlaps a in memory"):
+        _gemmtune.plan(a, row_major(20, 10), overlapping)
+    below = view((30, 10), (64, 1), data=base + 4 * (64 * 29 + 20))  # starts in a's last row, past its columns
+    _gemmtune.plan(a, row_major(20, 10), below)
+    # Columns 60..63 of row 29, then 0..5 of row 30 and on: a 31-row a has those.
+    wrapped = view((31, 10), (64, 1), data=base + 4 * (64 * 29 + 60))
+    with pytest.raises(ValueError, match="^out overlaps a in memory"):
+        _gemmtune.plan(view((31, 20), (64, 1), data=base), row_major(20, 10), wrapped)

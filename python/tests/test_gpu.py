@@ -283,3 +283,34 @@ def test_the_linear_function_matches_float64_with_its_three_gradients():
     for ours, want in ((x.grad, x64.grad), (w.grad, w64.grad), (bias.grad, b64.grad)):
         torch.testing.assert_close(ours.double(), want, rtol=1e-5, atol=1e-4)
     assert w.grad.is_contiguous()
+
+
+def test_double_backward_differentiates_the_gradients():
+    """A gradient penalty: create_graph=True makes the backward's GEMMs differentiable again."""
+    torch.manual_seed(3)
+    x = torch.randn(12, 10, device="cuda", requires_grad=True)
+    w = torch.randn(8, 10, device="cuda", requires_grad=True)
+    grads = {}
+    for name, product in (("ours", lambda: gemmtune.matmul(x, w.t())),
+                          ("layer", lambda: gemmtune.torch._LinearFunction.apply(x, w, None)),
+                          ("torch", lambda: torch.matmul(x, w.t()))):
+        x.grad = w.grad = None
+        (gx,) = torch.autograd.grad(product().square().sum(), x, create_graph=True)
+        gx.square().sum().backward()
+        grads[name] = w.grad.clone()
+    torch.testing.assert_close(grads["ours"], grads["torch"], rtol=1e-4, atol=1e-3)
+    torch.testing.assert_close(grads["layer"], grads["torch"], rtol=1e-4, atol=1e-3)
+
+
+def test_linear_on_an_empty_batch_returns_an_empty_result():
+    layer = gemmtune.torch.Linear(8, 4).cuda()
+    assert layer(torch.empty(0, 8, device="cuda")).shape == (0, 4)
+
+
+def test_disjoint_column_slices_of_one_buffer_may_be_out():
+    buf = torch.randn(64, 48, device="cuda")
+    a, out = buf[:, :32], buf[:, 32:]
+    b = torch.randn(32, 16, device="cuda")
+    want = reference(a, b)
+    gemmtune.matmul(a, b, out=out)
+    assert_near(out, want, a, b)
