@@ -17,7 +17,7 @@ left() { echo $(( deadline - $(date +%s) )); }
 target="$build/python-root"
 export PYTHONPATH="$target" PATH="$target/bin:$PATH"
 export GEMMTUNE_NVRTC="$build/deps/nvrtc/lib/libnvrtc.so.13" GEMMTUNE_CUTLASS_DIR="$build/deps/cutlass/include"
-export GEMMTUNE_DB="$build/python.db" GEMMTUNE_SYSTEM_DB=""
+export GEMMTUNE_DB="$build/python.db" GEMMTUNE_SYSTEM_DB="" GEMMTUNE_OFFLINE_INSTALL=1
 mkdir -p "$build"
 [ -f "$GEMMTUNE_DB" ] || [ ! -f "$root/.devdeps/main-job.db" ] || cp "$root/.devdeps/main-job.db" "$GEMMTUNE_DB"
 

@@ -127,8 +127,8 @@ def matmul_with_grad(a, b, alpha=1.0, precision="strict"):
 
 class _LinearFunction(torch.autograd.Function):
     """y = x·Wᵀ + bias with its three gradients in one autograd node (the host's cost per layer is
-    what bounds a small MLP's step): grad_x = grad·W (nn), grad_W = gradᵀ·x (tn, contiguous like
-    W), grad_bias = the column sums of grad."""
+    what bounds a small MLP's step): x's and Wᵀ's as the op's (_gradients: grad·W, nn, and gradᵀ·x,
+    tn, contiguous like W), the bias's the column sums of grad."""
 
     @staticmethod
     def forward(ctx, x, weight, bias):
@@ -140,11 +140,10 @@ class _LinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        product = _backward_product()
-        grad_x = product(grad, weight, 1.0, "strict") if ctx.needs_input_grad[0] else None
-        grad_w = product(grad.t(), x, 1.0, "strict") if ctx.needs_input_grad[1] else None
+        grad_x, grad_wt = _gradients(x, weight.t(), grad, 1.0, "strict", ctx.needs_input_grad[0],
+                                     ctx.needs_input_grad[1], _backward_product())
         grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        return grad_x, grad_w, grad_b
+        return grad_x, grad_wt.t() if grad_wt is not None else None, grad_b
 
 
 _CUBLAS_FORWARD: dict = {}
