@@ -33,7 +33,7 @@ namespace gemmtune {
   X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) X(cuGetErrorName, 6000)                    \
   X(cuGetErrorString, 6000) X(cuDeviceGetPCIBusId, 4010)                                          \
-  X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000)
+  X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000) X(cuStreamGetCtx, 9020)
 
 class CudaDriver {
  public:

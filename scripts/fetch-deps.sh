@@ -6,6 +6,9 @@
 #                     arithmetic: measured on an H100, a CUTLASS SIMT kernel ran at 0.86x cuBLAS
 #                     through it and 1.00-1.06x through 13.5, which works with the CUDA 13.0 driver.
 #   cutlass/include/  CUTLASS 4.2.0 headers from nvidia-cutlass 4.2.0.0.
+#   xla-ffi/include/  XLA's FFI headers (xla/ffi/api/*.h) from jaxlib 0.6.0, for the Python package's
+#                     JAX support only (asked for by name). FFI API 0.1: every later jaxlib runs
+#                     handlers built against it. Any platform's wheel holds them: the smallest is pinned.
 # Each keeps its wheel's license file(s) next to it (nvrtc/License.txt, cutlass/LICENSE.txt).
 # Each wheel's sha256 is pinned and checked. Wheels come from $GEMMTUNE_WHEELS (a directory
 # holding the .whl files, for hosts without network) or else from PyPI (curl, jq, unzip).
@@ -13,12 +16,12 @@
 # build: a dependency that cannot be fetched is one line on stderr and gemmtune falls back (the
 # toolkit's NVRTC; no CUTLASS family).
 #
-# Usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass]   (default: both; the Python package's build
-# fetches only cutlass: its NVRTC is the nvidia-cuda-nvrtc wheel, a package dependency)
+# Usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass] [xla-ffi]   (default: nvrtc cutlass; the Python
+# package's build fetches cutlass and xla-ffi: its NVRTC is the nvidia-cuda-nvrtc wheel, a package dependency)
 set -uo pipefail
 
 if [ $# -lt 1 ] || [ -z "$1" ]; then
-  echo "usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass]" >&2
+  echo "usage: scripts/fetch-deps.sh DESTDIR [nvrtc] [cutlass] [xla-ffi]" >&2
   exit 2
 fi
 dest=$1
@@ -32,6 +35,9 @@ nvrtc_pin=(nvidia-cuda-nvrtc 13.5.37 nvidia_cuda_nvrtc-13.5.37-py3-none-manylinu
            86b4d68058807988b7d9af5b44917a0601e9c337f35ccd657bfb3c759ff8d8bc)
 cutlass_pin=(nvidia-cutlass 4.2.0.0 nvidia_cutlass-4.2.0.0-py3-none-any.whl
              f9599ada45c7bcb6bf53f7d3f0a7d154183e53451c01bfa59eecd37dd4a693f6)
+# name version wheel sha256 license-prefix (the wheel's own layout: no licenses/ folder)
+xla_ffi_pin=(jaxlib 0.6.0 jaxlib-0.6.0-cp310-cp310-macosx_11_0_arm64.whl
+             64a82f8eb40fdb7ba1d46ef907300d42e4f98cbda9602a2ed8e70db1a9ac4a60 jaxlib-0.6.0.dist-info/LICENSE)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gemmtune-deps.XXXXXX") || exit 0
 trap 'rm -rf "$work" "$dest"/.*.partial' EXIT
@@ -97,6 +103,7 @@ EOF
 # fetch LABEL TARGET FALLBACK pin... -- installs into $dest/TARGET through install_<TARGET>.
 fetch() {
   local label=$1 target=$2 fallback=$3 name=$4 version=$5 file=$6 sha=$7 why got
+  local licenses=${8:-"${name//-/_}-$version.dist-info/licenses/"}
   local stamp="$dest/$target/.pinned"
   if [ "$(cat "$stamp" 2>/dev/null)" = "$file $sha" ]; then return 0; fi
   if ! why=$(get_wheel "$name" "$version" "$file"); then
@@ -112,7 +119,6 @@ fetch() {
   # leaves either the previous copy or none, never a mix.
   local new="$dest/.$target.partial"
   rm -rf "$new" && mkdir -p "$new" "$work/x-$target"
-  local licenses="${name//-/_}-$version.dist-info/licenses/"
   if ! why=$("install_$target" "$work/$file" "$work/x-$target" "$new" 2>&1 &&
              extract "$work/$file" "$licenses" "$work/x-$target" 2>&1 && mv "$work/x-$target/$licenses"* "$new/" 2>&1); then
     echo "gemmtune: $label not fetched (unpacking $file: $why); $fallback" >&2
@@ -143,5 +149,12 @@ elif [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ]; then
 else
   echo "gemmtune: no pinned NVRTC for $(uname -s) $(uname -m); the toolkit's NVRTC will be used" >&2
 fi
+install_xla-ffi() {
+  local wheel=$1 tmp=$2 to=$3
+  extract "$wheel" jaxlib/include/xla/ffi/api/ "$tmp" &&
+    [ -f "$tmp/jaxlib/include/xla/ffi/api/ffi.h" ] && mv "$tmp/jaxlib/include" "$to/include"
+}
+
+[[ $wanted != *" xla-ffi "* ]] || fetch "XLA FFI headers (jaxlib 0.6.0)" xla-ffi "the Python package will have no JAX support" "${xla_ffi_pin[@]}"
 [[ $wanted != *" cutlass "* ]] || fetch "CUTLASS 4.2.0" cutlass "gemmtune will have no CUTLASS family" "${cutlass_pin[@]}"
 exit 0

@@ -6,7 +6,7 @@
 #                 README's example (examples/python/matmul_example.py)
 #   tune:         `gemmtune tune` (the installed command) of bench/python's MLP shapes: 1024 and
 #                 4096 cubed, 8192x1024x1024 and 1024x1024x8192, each nn, nt and tn (TUNE_ARGS adds options)
-#   bench:        bench/python/python_bench.py
+#   bench:        bench/python/python_bench.py (PYTHON_BENCH_ARGS adds its options, e.g. "--only-mlp")
 # All three use BUILD/python.db, a copy of the carried main-job database where there is one.
 # Usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS
 set -uo pipefail
@@ -35,8 +35,12 @@ install() {
   fi
   rm -rf "$target"
   # CUTLASS is in BUILD/deps already: the package's own fetch finds no wheel here and stops at once.
-  [ -f "$build/deps/cutlass/.pinned" ] || [ ! -f "$root/.devdeps/deps.tar.xz" ] ||
+  [ -f "$build/deps/xla-ffi/.pinned" ] || [ ! -f "$root/.devdeps/deps.tar.xz" ] ||
     { mkdir -p "$build" && tar -xJf "$root/.devdeps/deps.tar.xz" -C "$build"; }
+  # XLA's FFI headers: the pinned copy (what `pip install .` fetches), else the installed JAX's.
+  local ffi="$build/deps/xla-ffi/include"
+  [ -f "$ffi/xla/ffi/api/ffi.h" ] || ffi=$(python3 -c "import jax.ffi; print(jax.ffi.include_dir())" 2>/dev/null)
+  [ -z "$ffi" ] || args+=(--config-settings=cmake.define.GEMMTUNE_XLA_FFI_INCLUDE="$ffi")
   t0=$(date +%s)
   if ! PYTHONPATH="$build/python-build-deps" GEMMTUNE_WHEELS="$root/.devdeps/pywheels" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
        timeout "$(left)" python3 -m pip install "${args[@]}" "$root" >>"$out/pip.log" 2>&1; then
@@ -65,6 +69,6 @@ case "$step" in
     timeout "$(left)" gemmtune tune --sizes 1024,4096,8192x1024x1024,1024x1024x8192 --layouts nn,nt,tn --no-basis \
       ${TUNE_ARGS:-} 2>&1 | tail -60 ;;
   bench)
-    timeout "$(left)" python3 "$root/bench/python/python_bench.py" 2>&1 ;;
+    timeout "$(left)" python3 "$root/bench/python/python_bench.py" ${PYTHON_BENCH_ARGS:-} 2>&1 ;;
   *) echo "usage: scripts/python-check.sh python|tune|bench BUILD OUT SECONDS" >&2; exit 2 ;;
 esac

@@ -10,7 +10,9 @@
    are batch x width x width in the nt (forward) and nn layouts, width x width x batch in tn:
    `scripts/gpu-check.sh python-tune` tunes them.
 
-Usage: python3 bench/python/python_bench.py [--mlp-steps N]
+   With precision="faithful" (the layers may run tensor-core kernels verified at FP32 accuracy) too.
+
+Usage: python3 bench/python/python_bench.py [--mlp-steps N] [--only-mlp] [--precision strict|faithful|both]
 """
 
 import argparse
@@ -74,7 +76,7 @@ def overhead(rounds=200, calls=256):
           f"allocating {rows['gemmtune.matmul(a, b)'] - base:.2f} us above Library::sgemm (target <= 5 us)")
 
 
-def layouts(width, batch):
+def layouts(width, batch, precision="strict"):
     """Device time per call of the MLP's GEMMs, gemmtune.matmul against torch.matmul."""
     x, w, g = (torch.randn(batch, width, device="cuda"), torch.randn(width, width, device="cuda"),
                torch.randn(batch, width, device="cuda"))
@@ -82,12 +84,14 @@ def layouts(width, batch):
     for layout, (a, b) in cases.items():
         out = torch.empty(a.shape[0], b.shape[1], device="cuda")
         for _ in range(3):
-            gemmtune.matmul(a, b, out=out)
+            gemmtune.matmul(a, b, out=out, precision=precision)
             torch.matmul(a, b, out=out)
-        ours = statistics.median(device_ms(lambda: gemmtune.matmul(a, b, out=out), reps=20) for _ in range(3))
+        ours = statistics.median(device_ms(lambda: gemmtune.matmul(a, b, out=out, precision=precision), reps=20)
+                                 for _ in range(3))
         theirs = statistics.median(device_ms(lambda: torch.matmul(a, b, out=out), reps=20) for _ in range(3))
         m, k, n = a.shape[0], a.shape[1], b.shape[1]
-        print(f"  {m}x{n}x{k} {layout}: gemmtune {ours:.4f} ms ({gemmtune.best(m, n, k, layout).instance}), "
+        choice = gemmtune.best(m, n, k, layout, precision=precision).instance
+        print(f"  {m}x{n}x{k} {layout}: gemmtune {ours:.4f} ms ({choice}), "
               f"torch {theirs:.4f} ms: {theirs / ours:.3f}x")
 
 
@@ -126,11 +130,11 @@ def large(n=4096):
           "(target within 1 %)")
 
 
-def mlp(linear, width, depth, seed):
+def mlp(linear, width, depth, seed, **options):
     torch.manual_seed(seed)
     layers = []
     for i in range(depth):
-        layers.append(linear(width, width))
+        layers.append(linear(width, width, **options))
         if i < depth - 1:
             layers.append(torch.nn.ReLU())
     return torch.nn.Sequential(*layers).cuda()
@@ -144,11 +148,11 @@ def train_step(model, opt, x, y):
     return loss
 
 
-def mlp_bench(steps, width, batch, depth=3):
+def mlp_bench(steps, width, batch, depth=3, precision="strict"):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     theirs = mlp(torch.nn.Linear, width, depth, 0)
-    ours = mlp(gemmtune.torch.Linear, width, depth, 0)
+    ours = mlp(gemmtune.torch.Linear, width, depth, 0, precision=precision)
     ours.load_state_dict(theirs.state_dict())
     g = torch.Generator(device="cuda").manual_seed(1)
     x = torch.randn(batch, width, device="cuda", generator=g)
@@ -159,7 +163,8 @@ def mlp_bench(steps, width, batch, depth=3):
         for m in (theirs, ours):
             losses[m].append(float(train_step(m, opts[m], x, y).detach()))
     worst = max(abs(p - q) / abs(q) for p, q in zip(losses[ours], losses[theirs]))
-    print(f"MLP {depth}x{width}, batch {batch}: loss nn.Linear {losses[theirs][0]:.6f} -> {losses[theirs][-1]:.6f}, "
+    print(f"MLP {depth}x{width}, batch {batch}, precision {precision}: "
+          f"loss nn.Linear {losses[theirs][0]:.6f} -> {losses[theirs][-1]:.6f}, "
           f"gemmtune.torch.Linear {losses[ours][0]:.6f} -> {losses[ours][-1]:.6f}; worst relative difference over "
           f"{steps} steps {worst:.2e}")
     times = {theirs: [], ours: []}
@@ -185,18 +190,24 @@ def mlp_bench(steps, width, batch, depth=3):
             torch.cuda.synchronize()
     host = {m: statistics.median(v) for m, v in host.items()}
     print(f"MLP {width}x{batch} host time to issue a step: nn.Linear {host[theirs]:.3f} ms, gemmtune.torch.Linear "
-          f"{host[ours]:.3f} ms; forward choice {gemmtune.best(batch, width, width, 'nt').instance}")
-    layouts(width, batch)
-    print(f"MLP {width}x{batch} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
+          f"{host[ours]:.3f} ms; forward choice "
+          f"{gemmtune.best(batch, width, width, 'nt', precision=precision).instance}")
+    layouts(width, batch, precision)
+    print(f"MLP {width}x{batch} {precision} step: nn.Linear {t_theirs:.3f} ms, gemmtune.torch.Linear {t_ours:.3f} ms: "
           f"speed {t_theirs / t_ours:.3f}x (target >= 1.0x)")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mlp-steps", type=int, default=30)
+    parser.add_argument("--only-mlp", action="store_true", help="skip the overhead and 4096-cubed parts")
+    parser.add_argument("--precision", choices=("strict", "faithful", "both"), default="both",
+                        help="gemmtune.torch.Linear's precision in the MLP runs (default: both)")
     args = parser.parse_args()
     print(torch.cuda.get_device_name(), "torch", torch.__version__)
-    overhead()
-    large()
-    for width, batch in ((1024, 1024), (1024, 8192), (4096, 4096)):
-        mlp_bench(args.mlp_steps, width, batch)
+    if not args.only_mlp:
+        overhead()
+        large()
+    for precision in ("strict", "faithful") if args.precision == "both" else (args.precision,):
+        for width, batch in ((1024, 1024), (1024, 8192), (4096, 4096)):
+            mlp_bench(args.mlp_steps, width, batch, precision=precision)

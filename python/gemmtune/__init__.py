@@ -1,7 +1,7 @@
 """gemmtune: tuned SGEMM kernels for your GPU and shapes.
 
     import torch, gemmtune
-    c = gemmtune.matmul(a, b)                 # float32 CUDA tensors of PyTorch or CuPy
+    c = gemmtune.matmul(a, b)                 # float32 CUDA arrays of PyTorch, CuPy or JAX
     gemmtune.best(4096, 4096, 4096)           # what runs there, and how it was measured
     gemmtune.tune(sizes=[1024, 4096])         # tune this GPU (the gemmtune program's engine)
 

@@ -5,6 +5,8 @@ is slow, and none of them is required)."""
 
 from __future__ import annotations
 
+import functools
+
 
 class _Torch:
     name = "PyTorch"
@@ -201,7 +203,16 @@ def run_direct(fw, a, b, out, alpha, beta, precision):
     return out
 
 
-_MAKERS = {"torch": _Torch, "cupy": _CuPy}
+@functools.cache
+def _jax_adapter():
+    """One adapter for every JAX type (arrays and the tracers of jit, vmap and grad): it registers
+    the FFI target once."""
+    from ._jax import _Jax
+
+    return _Jax()
+
+
+_MAKERS = {"torch": _Torch, "cupy": _CuPy, "jax": _jax_adapter, "jaxlib": _jax_adapter}
 _ADAPTERS: dict[type, object] = {}
 
 
@@ -215,7 +226,5 @@ def adapter_for(name, value):
     if root in _MAKERS:
         adapter = _ADAPTERS[kind] = _MAKERS[root]()
         return adapter
-    if root in ("jax", "jaxlib"):
-        raise TypeError(f"{name} is a JAX array; gemmtune.matmul takes PyTorch and CuPy CUDA tensors "
-                        "(convert without a copy: torch.from_dlpack(x))")
-    raise TypeError(f"{name} must be a CUDA float32 tensor of PyTorch or CuPy, not {kind.__module__}.{kind.__qualname__}")
+    raise TypeError(f"{name} must be a CUDA float32 array of PyTorch, CuPy or JAX, "
+                    f"not {kind.__module__}.{kind.__qualname__}")

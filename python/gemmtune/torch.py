@@ -131,19 +131,19 @@ class _LinearFunction(torch.autograd.Function):
     tn, contiguous like W), the bias's the column sums of grad."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
+    def forward(ctx, x, weight, bias, precision):
         ctx.save_for_backward(x, weight)
-        ctx.has_bias = bias is not None
-        y = _direct(x, weight.t(), 1.0, "strict")
+        ctx.has_bias, ctx.precision = bias is not None, precision
+        y = _direct(x, weight.t(), 1.0, precision)
         return y.add_(bias) if bias is not None else y
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        grad_x, grad_wt = _gradients(x, weight.t(), grad, 1.0, "strict", ctx.needs_input_grad[0],
+        grad_x, grad_wt = _gradients(x, weight.t(), grad, 1.0, ctx.precision, ctx.needs_input_grad[0],
                                      ctx.needs_input_grad[1], _backward_product())
         grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        return grad_x, grad_wt.t() if grad_wt is not None else None, grad_b
+        return grad_x, grad_wt.t() if grad_wt is not None else None, grad_b, None
 
 
 _CUBLAS_FORWARD: dict = {}
@@ -158,10 +158,10 @@ def _cublas_runs_forward(rows, layer) -> bool:
     if torch.get_float32_matmul_precision() != "highest" or torch.is_autocast_enabled("cuda"):
         return False
     device = layer.weight.get_device()
-    key = (device, rows, layer.out_features, layer.in_features)
+    key = (device, rows, layer.out_features, layer.in_features, layer.precision)
     runs = _CUBLAS_FORWARD.get(key)
     if runs is None:
-        choice = best(rows, layer.out_features, layer.in_features, "nt", device=device)
+        choice = best(rows, layer.out_features, layer.in_features, "nt", device=device, precision=layer.precision)
         runs = _CUBLAS_FORWARD[key] = choice.instance.startswith("cublas")
     return runs
 
@@ -171,7 +171,17 @@ class Linear(torch.nn.Linear):
     bias (the "nt" layout: W is read transposed, not copied). Where gemmtune's choice for the
     forward GEMM is cuBLAS itself (and PyTorch computes float32 matmuls in full FP32), for an
     empty input, and for other dtypes and devices, the layer is nn.Linear's own. Same parameters
-    and state dict."""
+    and state dict. precision="faithful" lets it run tensor-core kernels that were verified at
+    FP32 accuracy (gemmtune.matmul's precision)."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None, *, precision="strict"):
+        super().__init__(in_features, out_features, bias, device, dtype)
+        if precision not in ("strict", "faithful"):
+            raise ValueError(f'precision must be "strict" or "faithful", not "{precision}"')
+        self.precision = precision
+
+    def extra_repr(self) -> str:
+        return super().extra_repr() + (f", precision={self.precision}" if self.precision != "strict" else "")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if (x.dtype is not torch.float32 or not x.is_cuda or self.weight.dtype is not torch.float32
@@ -179,10 +189,10 @@ class Linear(torch.nn.Linear):
             return super().forward(x)
         flat = x.reshape(-1, self.in_features)
         if torch.compiler.is_compiling():
-            y = mm(flat, self.weight.t())
+            y = mm(flat, self.weight.t(), 1.0, self.precision)
             y = y + self.bias if self.bias is not None else y
         elif _cublas_runs_forward(flat.shape[0], self):
             return super().forward(x)
         else:
-            y = _LinearFunction.apply(flat, self.weight, self.bias)
+            y = _LinearFunction.apply(flat, self.weight, self.bias, self.precision)
         return y.reshape(*x.shape[:-1], self.out_features)

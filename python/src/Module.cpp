@@ -5,14 +5,11 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
-#include <array>
-#include <atomic>
-#include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
-#include "CudaDriver.hpp"
+#include "JaxFfi.hpp"
+#include "LibraryCalls.hpp"
 #include "ViewPlan.hpp"
 #include "gemmtune/Errors.hpp"
 #include "gemmtune/Library.hpp"
@@ -25,28 +22,10 @@ using gemmtune::python::TensorView;
 
 namespace {
 
-PrecisionClass precisionFrom(const std::string& name) {
-  if (auto p = precisionNamed(name)) return *p;
-  throw std::invalid_argument("precision must be \"strict\" or \"faithful\", not \"" + name + "\"");
-}
-
-// The library of one precision class, opened on first use (opening reads the results store, and
-// most programs use one class) and kept for the process: never destroyed, because at interpreter
-// exit the CUDA contexts it holds kernels in may already be gone. After the first call, a lookup
-// is one atomic load.
-Library& libraryFor(PrecisionClass precision) {
-  static std::array<std::atomic<Library*>, std::size(kPrecisionClasses)> opened{};
-  std::atomic<Library*>& slot = opened[static_cast<std::size_t>(precision)];
-  if (Library* library = slot.load(std::memory_order_acquire)) return *library;
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
-  if (Library* library = slot.load(std::memory_order_relaxed)) return *library;
-  Library::Options options;
-  options.precision = precision;
-  auto* library = new Library(options);
-  slot.store(library, std::memory_order_release);
-  return *library;
-}
+using python::launchPlanned;
+using python::libraryFor;
+using python::makePrimaryContextCurrent;
+using python::precisionFrom;
 
 Op opFrom(char c) {
   if (c == 'n' || c == 'N') return Op::N;
@@ -55,27 +34,7 @@ Op opFrom(char c) {
 }
 
 Status launch(Library& library, std::uintptr_t stream, const GemmPlan& p, float alpha, float beta) {
-  auto* s = reinterpret_cast<CUstream_st*>(stream);
-  const auto* A = reinterpret_cast<const float*>(p.A);
-  const auto* B = reinterpret_cast<const float*>(p.B);
-  auto* C = reinterpret_cast<float*>(p.C);
-  if (p.batch == 1)
-    return library.sgemm(s, Order::row_major, p.opA, p.opB, p.M, p.N, p.K, alpha, A, p.lda, B, p.ldb, beta, C, p.ldc);
-  return library.sgemmStridedBatched(s, Order::row_major, p.opA, p.opB, p.M, p.N, p.K, alpha, A, p.lda, p.strideA, B,
-                                     p.ldb, p.strideB, beta, C, p.ldc, p.strideC, p.batch);
-}
-
-// Makes `device`'s primary context (the one PyTorch and CuPy run in) current on this thread. A
-// thread that has not called the CUDA runtime yet has none: PyTorch's autograd worker thread, a
-// new Python thread. The reference taken is never released; the context lives as long as the
-// process, as it does for the frameworks.
-bool makePrimaryContextCurrent(int device) {
-  if (!CudaDriver::available()) return false;
-  const CudaDriver& d = CudaDriver::get();
-  CUdevice handle = 0;
-  CUcontext context = nullptr;
-  return d.cuDeviceGet(&handle, device) == CUDA_SUCCESS && d.cuDevicePrimaryCtxRetain(&context, handle) == CUDA_SUCCESS &&
-         d.cuCtxSetCurrent(context) == CUDA_SUCCESS;
+  return launchPlanned(library, reinterpret_cast<CUstream>(stream), p, alpha, beta);
 }
 
 // Returns "" when the product was launched (or there was nothing to compute), "scale" when only
@@ -201,6 +160,14 @@ NB_MODULE(_gemmtune, m) {
       "The library call gemm() would make (for tests and for explaining a layout)");
   m.def("_launch_loop", &launchLoop, nb::arg("precision"), nb::arg("stream"), nb::arg("a"), nb::arg("b"),
         nb::arg("out"), nb::arg("calls"));
+  m.def(
+      "jax_handler",
+      []() -> nb::object {
+        void* handler = python::jaxMatmulHandler();
+        return handler ? nb::object(nb::capsule(handler)) : nb::none();
+      },
+      "The XLA FFI handler of gemmtune_matmul as a PyCapsule (gemmtune/_jax.py registers it with JAX); None "
+      "when this build has no JAX support");
   m.def("best", &best, nb::arg("device"), nb::arg("layout"), nb::arg("m"), nb::arg("n"), nb::arg("k"),
         nb::arg("batch"), nb::arg("precision"));
 }

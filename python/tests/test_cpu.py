@@ -48,7 +48,7 @@ def test_the_package_carries_nvrtc_and_cutlass_and_the_command_uses_them():
 
 
 def test_non_tensors_are_a_type_error_naming_the_argument():
-    with pytest.raises(TypeError, match="^a must be a CUDA float32 tensor of PyTorch or CuPy, not builtins.list"):
+    with pytest.raises(TypeError, match="^a must be a CUDA float32 array of PyTorch, CuPy or JAX, not builtins.list"):
         gemmtune.matmul([[1.0]], [[1.0]])
 
 
@@ -211,3 +211,28 @@ def test_disjoint_slices_of_one_buffer_are_not_an_overlap():
 def test_matmul_refuses_an_unknown_precision_before_it_runs_anything():
     with pytest.raises(ValueError, match='^precision must be "strict" or "faithful", not "tf32"'):
         _gemmtune.gemm("tf32", 0, 0, row_major(30, 20), row_major(20, 10), row_major(30, 10), 1.0, 0.0)
+
+
+def test_the_package_is_built_with_jax_support():
+    from gemmtune import _gemmtune
+
+    assert _gemmtune.jax_handler() is not None, "built without XLA's FFI headers (scripts/fetch-deps.sh xla-ffi)"
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2))), TypeError,
+     r"^a is on cpu; gemmtune runs on CUDA arrays \(use jax.device_put"),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2), jnp.int32)), TypeError,
+     r"^b is int32; gemmtune computes in float32 \(use b.astype\(jnp.float32\)\)"),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((4, 2))), ValueError, r"a's columns \(3\) must equal b's rows \(4\)"),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2)), out=jnp.ones((4, 2))), TypeError,
+     "^out= takes PyTorch and CuPy tensors: JAX arrays are immutable"),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2)), beta=1.0), ValueError, "^beta scales out="),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), [[1.0]]), TypeError, "^a is a JAX array and b is not"),
+    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2)), precision="fast"), ValueError,
+     '^precision must be "strict" or "faithful", not "fast"'),
+])
+def test_jax_arrays_are_checked_naming_the_argument(call, error, message):
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(error, match=message):
+        call(jnp)

@@ -169,6 +169,23 @@ def test_linear_is_a_drop_in_for_nn_linear():
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4)
 
 
+def test_a_faithful_linear_matches_float64_forward_and_backward():
+    torch.manual_seed(0)
+    layer = gemmtune.torch.Linear(256, 128, precision="faithful").cuda()
+    assert "precision=faithful" in repr(layer)
+    x = torch.randn(192, 256, device="cuda", requires_grad=True)
+    y = layer(x)
+    w64, x64 = layer.weight.double(), x.detach().double()
+    assert_near(y - layer.bias, x64 @ w64.t(), x.detach(), layer.weight.detach().t())
+    y.sum().backward()
+    ones = torch.ones(192, 128, device="cuda", dtype=torch.float64)
+    torch.testing.assert_close(x.grad.double(), ones @ w64, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(layer.weight.grad.double(), ones.t() @ x64, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(layer.bias.grad.double(), ones.sum(0), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match='precision must be "strict" or "faithful", not "fast"'):
+        gemmtune.torch.Linear(4, 4, precision="fast")
+
+
 def test_the_gradient_of_a_transposed_weight_is_contiguous():
     """nn.Linear's layout: y = x·Wᵀ; W's gradient comes out contiguous, like W."""
     x = torch.randn(32, 24, device="cuda", requires_grad=True)
