@@ -219,8 +219,14 @@ def test_the_package_is_built_with_jax_support():
     assert _gemmtune.jax_handler() is not None, "built without XLA's FFI headers (scripts/fetch-deps.sh xla-ffi)"
 
 
+def on_cpu(x):
+    import jax
+
+    return jax.device_put(x, jax.devices("cpu")[0])
+
+
 @pytest.mark.parametrize("call,error,message", [
-    (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2))), TypeError,
+    (lambda jnp: gemmtune.matmul(on_cpu(jnp.ones((4, 3))), jnp.ones((3, 2))), TypeError,
      r"^a is on cpu; gemmtune runs on CUDA arrays \(use jax.device_put"),
     (lambda jnp: gemmtune.matmul(jnp.ones((4, 3)), jnp.ones((3, 2), jnp.int32)), TypeError,
      r"^b is int32; gemmtune computes in float32 \(use b.astype\(jnp.float32\)\)"),

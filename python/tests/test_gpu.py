@@ -294,7 +294,7 @@ def test_the_linear_function_matches_float64_with_its_three_gradients():
     w = torch.randn(36, 48, device="cuda", requires_grad=True)
     bias = torch.randn(36, device="cuda", requires_grad=True)
     weights = torch.randn(70, 36, device="cuda")
-    (gemmtune.torch._LinearFunction.apply(x, w, bias) * weights).sum().backward()
+    (gemmtune.torch._LinearFunction.apply(x, w, bias, "strict") * weights).sum().backward()
     x64, w64, b64 = (t.detach().double().requires_grad_() for t in (x, w, bias))
     (torch.nn.functional.linear(x64, w64, b64) * weights.double()).sum().backward()
     for ours, want in ((x.grad, x64.grad), (w.grad, w64.grad), (bias.grad, b64.grad)):
@@ -309,7 +309,7 @@ def test_double_backward_differentiates_the_gradients():
     w = torch.randn(8, 10, device="cuda", requires_grad=True)
     grads = {}
     for name, product in (("ours", lambda: gemmtune.matmul(x, w.t())),
-                          ("layer", lambda: gemmtune.torch._LinearFunction.apply(x, w, None)),
+                          ("layer", lambda: gemmtune.torch._LinearFunction.apply(x, w, None, "strict")),
                           ("torch", lambda: torch.matmul(x, w.t()))):
         x.grad = w.grad = None
         (gx,) = torch.autograd.grad(product().square().sum(), x, create_graph=True)
