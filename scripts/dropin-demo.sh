@@ -6,7 +6,10 @@
 #      losses within FP32 tolerance, and the drop-in's line of what it served;
 #   3. the step time without the drop-in, with it passing through (off) and serving (measured),
 #      ROUNDS interleaved runs each (medians); PROFILE=1 adds each kernel's GPU time in the program.
-# Usage: scripts/dropin-demo.sh [BUILD_DIR]   env: OUT (logs), STEPS, ROUNDS, PROFILE, DEMO_TUNE_ARGS
+#   GEMMTUNE_PRECISION=faithful with DEMO_FAMILIES=tf32x3,cublas DEMO_TUNE_ARGS="--precision faithful":
+#      the same with tensor-core kernels verified at FP32 accuracy allowed (docs/dropin.md).
+# Usage: scripts/dropin-demo.sh [BUILD_DIR]   env: OUT (logs), STEPS, ROUNDS, PROFILE, DEMO_FAMILIES (default
+#        cutlass,thin,cublas), DEMO_TUNE_ARGS
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-${GEMMTUNE_BUILD_DIR:-$root/build}}
@@ -31,7 +34,7 @@ rm -f "$out/recorded.txt"
 LD_PRELOAD="$shim" GEMMTUNE_CUBLAS=off GEMMTUNE_RECORD="$out/recorded.txt" "${train[@]}" >"$out/record.txt" 2>&1
 echo "recorded $(grep -vc '^#' "$out/recorded.txt") problems:"; grep -v '^#' "$out/recorded.txt" | sort -t' ' -k4 -g -r | head -12
 t0=$(date +%s)
-"$build/cli/gemmtune" tune --gpu auto --shapes "$out/recorded.txt" --families cutlass,thin,cublas \
+"$build/cli/gemmtune" tune --gpu auto --shapes "$out/recorded.txt" --families "${DEMO_FAMILIES:-cutlass,thin,cublas}" \
   ${DEMO_TUNE_ARGS:-} >"$out/tune.txt" 2>"$out/tune.log"
 rc=$?
 echo "tune --shapes: rc=$rc in $(( $(date +%s) - t0 )) s"
