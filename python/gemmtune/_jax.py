@@ -59,6 +59,8 @@ class _Jax:
 
     def _call(self, a, b, alpha, precision):
         shape = tuple(self.result_shape(tuple(a.shape), tuple(b.shape)))
+        if len(shape) == 3:  # a 2-D operand as a batch of one: under vmap its batch axis then stays apart
+            a, b = (x[None] if x.ndim == 2 else x for x in (a, b))
         call = self.jax.ffi.ffi_call(_TARGET, self.jax.ShapeDtypeStruct(shape, self.jnp.float32),
                                      vmap_method="broadcast_all")
         return call(a, b, alpha=self.np.float32(alpha), precision=precision)
@@ -74,7 +76,8 @@ def _devices(x):
 
 def _differentiable(call):
     """call(a, b, alpha, precision) with a custom VJP: the gradients alpha·g·bᵀ and alpha·aᵀ·g
-    through call again, summed over the batches a 2-D operand (or a batch of one) was used for."""
+    through it again (so a gradient of a gradient works), summed over the batches a 2-D operand (or
+    a batch of one) was used for. Forward-mode (jax.jvp, jax.hessian) is not defined."""
     import jax
     import jax.numpy as jnp
 
@@ -85,10 +88,10 @@ def _differentiable(call):
     def forward(a, b, alpha, precision):
         return call(a, b, alpha, precision), (a, b)
 
-    def backward(alpha, precision, saved, g):
+    def backward(alpha, precision, saved, g):  # through mm: the gradients are differentiable again
         a, b = saved
-        grad_a = call(g, jnp.swapaxes(b, -1, -2), alpha, precision)
-        grad_b = call(jnp.swapaxes(a, -1, -2), g, alpha, precision)
+        grad_a = mm(g, jnp.swapaxes(b, -1, -2), alpha, precision)
+        grad_b = mm(jnp.swapaxes(a, -1, -2), g, alpha, precision)
         return _reduce_to(grad_a, a), _reduce_to(grad_b, b)
 
     mm.defvjp(forward, backward)

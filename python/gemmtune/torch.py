@@ -174,6 +174,8 @@ class Linear(torch.nn.Linear):
     and state dict. precision="faithful" lets it run tensor-core kernels that were verified at
     FP32 accuracy (gemmtune.matmul's precision)."""
 
+    precision = "strict"  # for layers pickled whole before the argument existed
+
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None, *, precision="strict"):
         super().__init__(in_features, out_features, bias, device, dtype)
         if precision not in ("strict", "faithful"):

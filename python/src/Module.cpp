@@ -10,6 +10,7 @@
 
 #include "JaxFfi.hpp"
 #include "LibraryCalls.hpp"
+#include "StackedBatches.hpp"
 #include "ViewPlan.hpp"
 #include "gemmtune/Errors.hpp"
 #include "gemmtune/Library.hpp"
@@ -160,6 +161,16 @@ NB_MODULE(_gemmtune, m) {
       "The library call gemm() would make (for tests and for explaining a layout)");
   m.def("_launch_loop", &launchLoop, nb::arg("precision"), nb::arg("stream"), nb::arg("a"), nb::arg("b"),
         nb::arg("out"), nb::arg("calls"));
+  m.def(
+      "_stack_batches",
+      [](const python::Dims& a, const python::Dims& b, const python::Dims& out) {
+        const python::StackedCall c = python::stackBatches(a, b, out, 0, 0, 0);
+        nb::dict d;
+        d["calls"] = c.calls, d["stride_a"] = c.strideA, d["stride_b"] = c.strideB, d["stride_out"] = c.strideOut;
+        d["a"] = c.a.shape, d["b"] = c.b.shape, d["out"] = c.out.shape;
+        return d;
+      },
+      "How JAX's handler batches a product of these shapes (for tests)");
   m.def(
       "jax_handler",
       []() -> nb::object {

@@ -242,3 +242,33 @@ def test_jax_arrays_are_checked_naming_the_argument(call, error, message):
     jnp = pytest.importorskip("jax.numpy")
     with pytest.raises(error, match=message):
         call(jnp)
+
+
+@pytest.mark.parametrize("a,b,out,want", [
+    ((40, 30), (30, 20), (40, 20), dict(calls=1, a=(40, 30), b=(30, 20), out=(40, 20))),
+    ((4, 40, 30), (1, 30, 20), (4, 40, 20), dict(calls=1, a=(4, 40, 30), b=(1, 30, 20), out=(4, 40, 20))),
+    # jax.vmap of a batched product: the vmapped axes flatten with the call's own batch
+    ((3, 4, 40, 30), (3, 4, 30, 20), (3, 4, 40, 20), dict(calls=1, a=(12, 40, 30), b=(12, 30, 20), out=(12, 40, 20))),
+    ((1, 1, 40, 30), (3, 4, 30, 20), (3, 4, 40, 20), dict(calls=1, a=(1, 40, 30), b=(12, 30, 20), out=(12, 40, 20))),
+    # an operand broadcast along the call's own batch under vmap: one call per vmapped index
+    ((3, 4, 40, 30), (3, 1, 30, 20), (3, 4, 40, 20),
+     dict(calls=3, stride_a=4 * 40 * 30, stride_b=30 * 20, stride_out=4 * 40 * 20, a=(4, 40, 30), b=(1, 30, 20),
+          out=(4, 40, 20))),
+])
+def test_jax_batches_flatten_or_loop_over_the_vmapped_axes(a, b, out, want):
+    from gemmtune import _gemmtune
+
+    got = _gemmtune._stack_batches(a, b, out)
+    assert {k: got[k] for k in want} == want
+
+
+@pytest.mark.parametrize("a,b,out,message", [
+    ((2, 4, 40, 30), (3, 4, 30, 20), (3, 4, 40, 20), r"^a's batch dimensions \(2x4\) differ from the result's \(3x4\)"),
+    ((3, 4, 40, 30), (3, 2, 30, 20), (3, 4, 40, 20), r"^b's last batch dimension is 2, the result's 4"),
+    ((3, 40, 30), (3, 4, 30, 20), (3, 4, 40, 20), r"^a has 3 dimensions and the result 4"),
+])
+def test_jax_batches_that_do_not_fit_are_refused(a, b, out, message):
+    from gemmtune import _gemmtune
+
+    with pytest.raises(ValueError, match=message):
+        _gemmtune._stack_batches(a, b, out)

@@ -68,6 +68,25 @@ def test_vmap_over_matrices_and_over_batches():
     assert_near(jax.vmap(gemmtune.matmul, in_axes=(0, None))(a, b[0]), a, b[0])
 
 
+@pytest.mark.parametrize("shape_a,shape_b,in_axes", [
+    ((3, 4, 40, 30), (30, 20), (0, None)),      # a batched product, b one matrix, vmapped over a only
+    ((3, 40, 30), (3, 4, 30, 20), (0, 0)),      # a 2-D per example against a batch
+    ((3, 1, 40, 30), (3, 4, 30, 20), (0, 0)),   # a batch of one against a batch
+    ((40, 30), (3, 4, 30, 20), (None, 0)),
+])
+def test_vmap_where_an_operand_is_broadcast(shape_a, shape_b, in_axes):
+    a, b = randn(*shape_a), randn(*shape_b)
+    got = jax.vmap(gemmtune.matmul, in_axes=in_axes)(a, b)
+    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    count = a.shape[0] if in_axes[0] == 0 else b.shape[0]
+    pick = lambda x, axis, i: x[i] if axis == 0 else x  # noqa: E731
+    want = np.stack([np.matmul(pick(a64, in_axes[0], i), pick(b64, in_axes[1], i)) for i in range(count)])
+    scale = np.stack([np.matmul(np.abs(pick(a64, in_axes[0], i)), np.abs(pick(b64, in_axes[1], i)))
+                      for i in range(count)]).max()
+    assert got.shape == want.shape
+    assert np.abs(np.asarray(got, np.float64) - want).max() <= (1e-6 * a.shape[-1] + 1e-6) * scale
+
+
 def test_grad_runs_the_transposed_products():
     a, b, g = randn(3, 50, 40), randn(40, 30), randn(3, 50, 30)
     grad_a, grad_b = jax.grad(lambda a, b: (gemmtune.matmul(a, b, alpha=2.0) * g).sum(), argnums=(0, 1))(a, b)
@@ -75,6 +94,18 @@ def test_grad_runs_the_transposed_products():
     assert np.abs(np.asarray(grad_a) - 2 * g64 @ b64.T).max() < 1e-3
     assert grad_b.shape == b.shape
     assert np.abs(np.asarray(grad_b) - 2 * np.einsum("bmk,bmn->kn", a64, g64)).max() < 1e-3
+
+
+def test_a_gradient_of_a_gradient():
+    a, b = randn(20, 10), randn(10, 30)
+
+    def penalty(a, b):  # the squared norm of d/da sum(a @ b), differentiated again
+        g = jax.grad(lambda a: gemmtune.matmul(a, b).sum())(a)
+        return (g * g).sum()
+
+    got = jax.grad(penalty, argnums=1)(a, b)
+    want = jax.grad(lambda a, b: (jax.grad(lambda a: (a @ b).sum())(a) ** 2).sum(), argnums=1)(a, b)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() <= 1e-3 * (np.abs(np.asarray(want)).max() + 1)
 
 
 def test_alpha_zero_and_an_empty_k_give_zeros():
