@@ -272,3 +272,32 @@ def test_jax_batches_that_do_not_fit_are_refused(a, b, out, message):
 
     with pytest.raises(ValueError, match=message):
         _gemmtune._stack_batches(a, b, out)
+
+
+def test_jax_gradients_of_gradients_never_differentiate_the_ffi_call():
+    """The custom VJP's forward and backward both go through the differentiable op: a stand-in for
+    the FFI call that refuses differentiation (as ffi_call does) is never differentiated."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from gemmtune._jax import _differentiable
+
+    @jax.custom_jvp
+    def opaque(a, b):
+        return jnp.matmul(a, b)
+
+    @opaque.defjvp
+    def _(primals, tangents):
+        raise ValueError("the FFI call was differentiated")
+
+    mm = _differentiable(lambda a, b, alpha, precision: alpha * opaque(a, b))
+    a, b = jnp.ones((4, 3)), jnp.arange(6.0).reshape(3, 2)
+
+    def penalty(matmul, a, b):
+        g = jax.grad(lambda a: matmul(a, b).sum())(a)
+        return (g * g).sum()
+
+    got = jax.grad(lambda a, b: penalty(lambda x, y: mm(x, y, 2.0, "strict"), a, b), argnums=(0, 1))(a, b)
+    want = jax.grad(lambda a, b: penalty(lambda x, y: 2.0 * (x @ y), a, b), argnums=(0, 1))(a, b)
+    for g, w in zip(got, want):
+        assert jnp.allclose(g, w)
