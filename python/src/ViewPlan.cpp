@@ -146,7 +146,8 @@ Dims resultShape(const Dims& aShape, const Dims& bShape) {
   const std::int64_t batchB = bShape.size() == 3 ? bShape[0] : 1;
   if (batchA != batchB && batchA != 1 && batchB != 1)
     refuse(fmt::format("a holds {} matrices and b {}: batches must match (or one of them be 1)", batchA, batchB));
-  return {std::max(batchA, batchB), M, N};
+  // The batch that is not a broadcast one (a batch of 0 against one matrix is empty, as in NumPy).
+  return {batchA == 1 ? batchB : batchA, M, N};
 }
 
 GemmPlan planGemm(const TensorView& a, const TensorView& b, const TensorView& out) {

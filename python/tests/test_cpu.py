@@ -109,6 +109,13 @@ def test_empty_products_launch_nothing():
     assert (p["launch"], p["scale_only"]) == (False, True)
 
 
+@pytest.mark.parametrize("a,b", [((0, 5, 4), (4, 6)), ((0, 5, 4), (1, 4, 6)), ((1, 5, 4), (0, 4, 6)), ((5, 4), (0, 4, 6))])
+def test_a_batch_of_none_against_one_matrix_is_empty(a, b):
+    # The result once had a batch of 1 here, and the plan launched on the empty operand's pointer.
+    assert tuple(_gemmtune.result_shape(a, b)) == (0, 5, 6)
+    assert _gemmtune.plan(row_major(*a), row_major(*b), row_major(0, 5, 6))["launch"] is False
+
+
 @pytest.mark.parametrize("a,b,out,message", [
     (view((30, 20), (40, 2)), row_major(20, 10), row_major(30, 10), r"^a \(30x20, strides 40, 2\) is neither row- nor column-contiguous"),
     (row_major(30, 20), view((20, 10), (5, 1)), row_major(30, 10), "^b .* is neither row- nor column-contiguous"),

@@ -58,6 +58,11 @@ def test_batches_and_broadcast_operands(shape_a, shape_b):
     assert_near(got, reference(a, b), a, b)
 
 
+def test_an_empty_batch_against_one_matrix_gives_an_empty_batch():
+    got = gemmtune.matmul(torch.empty(0, 5, 4, device="cuda"), torch.randn(4, 6, device="cuda"))
+    assert got.shape == torch.matmul(torch.empty(0, 5, 4), torch.empty(4, 6)).shape == (0, 5, 6)
+
+
 def test_transposed_batches():
     a = torch.randn(5, 30, 40, device="cuda").mT  # 5 x 40 x 30, each matrix transposed
     b = torch.randn(5, 20, 30, device="cuda").mT
