@@ -163,6 +163,8 @@ def test_an_explicit_setting_wins_over_the_packages_pieces():
     kept = {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}
     gemmtune._deps.prepare_environment(kept)
     assert kept == {"GEMMTUNE_NVRTC": "/mine/libnvrtc.so", "GEMMTUNE_CUTLASS_DIR": "/mine/include"}
+
+
 def test_an_out_overlapping_an_input_is_refused():
     a = view((30, 20), (20, 1), data=1000)
     with pytest.raises(ValueError, match="^out overlaps a in memory"):
