@@ -114,7 +114,12 @@ LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidt
   // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the
   // last slice resets them), so a zeroed workspace stays usable; it must not be shared by
   // launches that run at the same time.
-  if (slices > 1) plan.workspaceBytes = p.batch * tilesM * tilesN * static_cast<long long>(sizeof(int));
+  if (slices > 1) {
+    plan.workspaceBytes = p.batch * tilesM * tilesN * static_cast<long long>(sizeof(int));
+    if (plan.workspaceBytes > kZeroedWorkspaceBytes)  // the locks must lie in the workspace's zeroed part
+      return LaunchPlan::refused(fmt::format("{}: {} batches of {} tiles need more split-K locks than fit in {} MiB",
+                                             p.text(), p.batch, tilesM * tilesN, kZeroedWorkspaceBytes >> 20));
+  }
   return plan;
 }
 

@@ -33,6 +33,10 @@ struct KernelLaunch {
   std::vector<KernelArg> args;
 };
 
+// Plans that need the workspace zeroed (split-K locks and counters) use at most its first
+// kZeroedWorkspaceBytes, and leave them zeroed; beyond them lies scratch (templates/cutlass_fp16x3.cu).
+inline constexpr long long kZeroedWorkspaceBytes = 64LL << 20;
+
 // Grid y and z hold at most this many blocks on every GPU gemmtune runs on (x: 2^31 - 1). Plans
 // refuse what exceeds it; device/LaunchLimits checks the GPU's own limits too.
 inline constexpr long long kMaxGridYZ = 65535;
@@ -44,6 +48,8 @@ struct LaunchPlan {
   // zeroed before its first use, and every completed run of the plan leaves it zeroed again, so
   // runs in one stream reuse it (device/Workspace); runs that may overlap need their own.
   long long workspaceBytes = 0;
+  // (Past kZeroedWorkspaceBytes the workspace is scratch: a plan may leave anything there, and only
+  // plans that write before they read use it.)
   // What a model of the launch reads (model/FamilyModel): the C tile one block computes and the
   // K slices the grid holds (split-K). Said by the family's plan, never guessed from names.
   int tileM = 0, tileN = 0, kSlices = 1;

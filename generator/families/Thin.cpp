@@ -26,7 +26,7 @@ int strideB(const Config& c) {
 
 // Partial sums are worth their memory only where C has few tiles; beyond this a plan refuses a
 // split (the library allocates a plan's workspace per context and stream).
-constexpr long long kMaxWorkspaceBytes = 64LL << 20;
+constexpr long long kMaxWorkspaceBytes = kZeroedWorkspaceBytes;  // counters must stay in the zeroed part
 
 LaunchPlan thinPlan(const Config& c, const GemmProblem& p) {
   LaunchPlan plan = tiledPlan(c, p, {c["BM"], c["BN"], c["BK"], 4});

@@ -1,0 +1,142 @@
+// Spec of templates/cutlass_fp16x3.cu: FP32 GEMM at FP32 accuracy on FP16 tensor cores — each row of
+// op(A) and column of op(B) scaled by a power of two and split into two FP16 parts, three FP16
+// products accumulated in FP32 by CUTLASS 2.x's tensor-op GEMM with staged accumulation, then
+// unscaled. Precision class `faithful`. Four launches (split A, split B, the GEMM, unscale) through
+// the workspace past its zeroed prefix; batches in grid z; any layout, M, N, K.
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+
+#include "../CutlassPlan.hpp"
+#include "../FamilyRegistry.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+constexpr int kHalfsPerAccess = 8;  // the GEMM copies 16 bytes of FP16 at a time
+
+// The workspace the four kernels share, one region per batch past the zeroed prefix:
+// templates/cutlass_fp16x3.cu's gemmtune_fp16x3_layout.
+long long workspaceBytes(long long m, long long n, long long k, long long batch) {
+  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64;
+  auto up = [](long long bytes) { return (bytes + 255) / 256 * 256; };
+  const long long perBatch = 2 * up(4 * m) + 2 * up(4 * np) + up(2 * m * 3 * kp) + up(2 * np * 3 * kp) + up(4 * m * np);
+  return kZeroedWorkspaceBytes + batch * perBatch;
+}
+
+// Scratch beyond this is refused: the split operands are 1.5 times the FP32 ones and D is C's size.
+constexpr long long kMaxScratchBytes = 16LL << 30;
+
+LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
+  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  const long long kp = (p.k + 63) / 64 * 64, np = (p.n + 7) / 8 * 8;
+  if (p.m > kIntMax || np > kIntMax || 3 * kp > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
+    return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
+  if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
+    return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
+  const long long tilesM = (p.m + c["BM"] - 1) / c["BM"], tilesN = (np + c["BN"] - 1) / c["BN"];
+  const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
+  const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
+  if (gx > std::numeric_limits<unsigned>::max() || gy > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: too many tiles for one grid", p.text()));
+  if (p.batch > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: {} batches exceed the grid's {} in z", p.text(), p.batch, kMaxGridYZ));
+  const long long bytes = workspaceBytes(p.m, p.n, p.k, p.batch);
+  if (bytes - kZeroedWorkspaceBytes > kMaxScratchBytes)
+    return LaunchPlan::refused(fmt::format("{}: the split operands and the product need {} GiB of workspace (at most {})",
+                                           p.text(), (bytes - kZeroedWorkspaceBytes + (1LL << 30) - 1) >> 30,
+                                           kMaxScratchBytes >> 30));
+  const unsigned batches = static_cast<unsigned>(p.batch);
+  using A = KernelArg;
+  const Dim3 splitBlock{32, 8, 1};
+  LaunchPlan plan;
+  plan.launches = {
+      {1, Dim3{static_cast<unsigned>((p.m + 31) / 32), 1, batches}, splitBlock, 0,
+       {A::M, A::N, A::K, A::A, A::Lda, A::Batch, A::Workspace}},
+      {2, Dim3{static_cast<unsigned>((np + 31) / 32), 1, batches}, splitBlock, 0,
+       {A::M, A::N, A::K, A::B, A::Ldb, A::Batch, A::Workspace}},
+      {0, Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), batches},
+       Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1}, c.family->dynamicSmemBytes(c),
+       {A::M, A::N, A::K, A::Workspace}},
+      {3, Dim3{static_cast<unsigned>((p.n + 255) / 256), static_cast<unsigned>(std::min<long long>(p.m, kMaxGridYZ)),
+               batches},
+       Dim3{256, 1, 1}, 0,
+       {A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc, A::Batch, A::Workspace}},
+  };
+  plan.workspaceBytes = bytes;
+  plan.tileM = c["BM"];
+  plan.tileN = c["BN"];
+  return plan;
+}
+
+std::string boolName(bool b) { return b ? "true" : "false"; }
+
+Family fp16x3Family() {
+  Family f;
+  f.name = "fp16x3";
+  f.templateFile = "cutlass_fp16x3.cu";
+  f.kernelName = "sgemm_cutlass_fp16x3";
+  f.description = "FP32 on FP16 tensor cores at FP32 accuracy: rows and columns scaled by powers of two, split in two "
+                  "FP16 parts, CUTLASS tensor-op GEMM with staged accumulation, mma.sync 16×8×16";
+  f.precision = PrecisionClass::faithful;
+  f.order = 55;
+  // Warp tiles of at most 64×32: staged accumulation keeps two sets of accumulators, and 64×64 warp
+  // tiles spill (255 registers and 664–1160 bytes of spills per thread on an H100; half the speed).
+  f.params = {
+      {"BM", "bm", {64, 128, 256}, "rows of the C tile per block (threadblock M)"},
+      {"BN", "bn", {64, 128, 256}, "columns of the C tile per block (threadblock N)"},
+      {"BK", "bk", {32, 64}, "depth of a k tile per pipeline stage, a multiple of the mma's 16"},
+      {"WM", "wm", {32, 64}, "rows of a warp tile (a multiple of the mma's 16)"},
+      {"WN", "wn", {32, 64}, "columns of a warp tile (a multiple of the mma's 8)"},
+      {"STAGES", "st", {3, 4}, "cp.async pipeline stages between global and shared memory"},
+      {"SWIZZLE", "sw", {4}, "most tile columns a rasterization group spans (L2 reuse)"},
+  };
+  // Measured fastest of five tiles in the probe that led to the family (2.04× cuBLAS SGEMM at 4096).
+  f.classic = std::vector<int>{128, 128, 64, 64, 32, 3, 4};
+  f.constraints = {
+      {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
+       [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }},
+      {"mma_tiles_fit", "WM must be a multiple of 16, WN of 8 and BK of 16: warps compute whole m16n8k16 mma tiles",
+       [](const Config& c) { return c["WM"] % 16 == 0 && c["WN"] % 8 == 0 && c["BK"] % 16 == 0; }},
+      {"warp_tile_registers", "WM·WN at most 64·32: staged accumulation holds two sets of accumulators",
+       [](const Config& c) { return c["WM"] * c["WN"] <= 64 * 32; }},
+      {"two_to_eight_warps", "(BM/WM)·(BN/WN) must be 2 to 8 warps",
+       [](const Config& c) { return cutlassWarps(c) >= 2 && cutlassWarps(c) <= 8; }},
+      {"whole_loads", "BM·BK and BK·BN must be multiples of 8 × the thread count: each thread copies whole 16-byte "
+                      "accesses per stage",
+       [](const Config& c) {
+         const int perStage = kHalfsPerAccess * cutlassThreads(c);
+         return (c["BM"] * c["BK"]) % perStage == 0 && (c["BK"] * c["BN"]) % perStage == 0;
+       }},
+      {"multistage", "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
+       [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
+      {"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
+       [](const Config& c) { return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8; }},
+  };
+  f.targetConstraints = {
+      {"fp16_mma", "FP16 tensor-core mma with FP32 accumulation and cp.async need sm_80 or newer",
+       [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},
+  };
+  f.headers = {"cutlass_gemm.cuh", "batch.cuh"};
+  f.headerTrees = {"cutlass"};
+  f.compileOptions = {"-default-device"};  // as for every CUTLASS family (CutlassPlan.cpp)
+  f.threadsPerBlock = cutlassThreads;
+  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 2; };
+  f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
+  f.extraKernels = [](const Config& c) {
+    const std::string a = boolName(c.layout.transA), b = boolName(c.layout.transB);
+    return std::vector<std::string>{"gemmtune_fp16x3_split_a<" + a + ">", "gemmtune_fp16x3_split_b<" + b + ">",
+                                    "gemmtune_fp16x3_unscale<" + a + ", " + b + ">"};
+  };
+  f.plan = fp16x3Plan;
+  return f;
+}
+
+}  // namespace
+
+GEMMTUNE_REGISTER_FAMILY(fp16x3Family)
+
+}  // namespace gemmtune
