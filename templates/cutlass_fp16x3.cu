@@ -2,14 +2,16 @@
 // precision class faithful). FP16 mma.sync runs at twice TF32's rate on Hopper (measured on an
 // H100: 645 against 322 TFLOP/s), so three FP16 products cost what 1.5 TF32 products do.
 //
-// Four kernels, one after another on the caller's stream, all in the workspace past its zeroed
+// Eight kernels, one after another on the caller's stream, all in the workspace past its zeroed
 // prefix (gemmtune_fp16x3_layout; nothing here needs or leaves zeros):
-// 1. gemmtune_fp16x3_split_a: each row i of op(A) gets a power-of-two scale s_i that puts its
-//    largest magnitude in [2^14, 2^15) (FP16's range then holds the row) and is split into FP16
-//    parts a·s_i = a0 + a1 (11 + 11 significant bits), written K-contiguous as [a1 | a0 | a0], each
-//    part Kp = K rounded up to 64 long (zeros past K). A row holding Inf or NaN is flagged.
-// 2. gemmtune_fp16x3_split_b: the same for each column j of op(B) (scale t_j), as [b0 | b1 | b0];
-//    columns up to N rounded up to 8 (zeros) so that D's rows are whole 16-byte vectors.
+// 1.–2. gemmtune_fp16x3_maxima and _scales, for op(A) and for op(B): each row i of op(A) gets a
+//    power-of-two scale s_i that puts its largest magnitude in [2^14, 2^15) (FP16's range then
+//    holds the row), each column j of op(B) likewise t_j; a line holding Inf or NaN is flagged.
+//    The maxima pass splits K into chunks of 512 so that many blocks read at once.
+//    gemmtune_fp16x3_split then writes each line, K-contiguous, as FP16 parts x·s = x0 + x1
+//    (11 + 11 significant bits): rows of A as [a1 | a0 | a0], columns of B (up to N rounded up to 8,
+//    zeros past N, so that D's rows are whole 16-byte vectors) as [b0 | b1 | b0], each part Kp = K
+//    rounded up to 64 long (zeros past K).
 // 3. sgemm_cutlass_fp16x3 (the main kernel): D = A'·B' over K' = 3·Kp = a1·b0 + a0·b1 + a0·b0, a
 //    CUTLASS 2.x FP16 tensor-op GEMM (mma.sync m16n8k16, FP32 accumulate) with staged accumulation:
 //    every k tile accumulates into freshly cleared registers that are then added, FP32 round to
@@ -44,13 +46,17 @@ struct UseStagedAccumulation<cutlass::gemm::warp::MmaTensorOp<Shape, cutlass::ha
 // workspace with the same formula.
 struct gemmtune_fp16x3_layout {
   static constexpr long long kPrefix = 64LL << 20;  // LaunchPlan.hpp's kZeroedWorkspaceBytes
-  int M, N, K, Np, Kp;
+  static constexpr int kChunkK = 512;  // k per block of the maxima pass (at most kMaxChunks chunks)
+  static constexpr int kMaxChunks = 64;
+  int M, N, K, Np, Kp, chunks;
   long long base;
   __device__ gemmtune_fp16x3_layout(int m, int n, int k, int b)
-      : M(m), N(n), K(k), Np((n + 7) / 8 * 8), Kp((k + 63) / 64 * 64), base(kPrefix + b * bytesPerBatch()) {}
+      : M(m), N(n), K(k), Np((n + 7) / 8 * 8), Kp((k + 63) / 64 * 64),
+        chunks(min(kMaxChunks, (k + kChunkK - 1) / kChunkK)), base(kPrefix + b * bytesPerBatch()) {}
   static __device__ long long up(long long bytes) { return (bytes + 255) / 256 * 256; }
   __device__ long long bytesPerBatch() const {
-    return 2 * up(4LL * M) + 2 * up(4LL * Np) + up(2LL * M * 3 * Kp) + up(2LL * Np * 3 * Kp) + up(4LL * M * Np);
+    return 2 * up(4LL * M) + 2 * up(4LL * Np) + up(2LL * M * 3 * Kp) + up(2LL * Np * 3 * Kp) + up(4LL * M * Np) +
+           up(8LL * chunks * M) + up(8LL * chunks * Np);
   }
   __device__ long long scaleA() const { return base; }
   __device__ long long flagA() const { return scaleA() + up(4LL * M); }
@@ -59,6 +65,9 @@ struct gemmtune_fp16x3_layout {
   __device__ long long partsA() const { return flagB() + up(4LL * Np); }
   __device__ long long partsB() const { return partsA() + up(2LL * M * 3 * Kp); }
   __device__ long long product() const { return partsB() + up(2LL * Np * 3 * Kp); }
+  // Per chunk of k and line: the largest magnitude (float) and whether a value was not finite (int).
+  __device__ long long partialA() const { return product() + up(4LL * M * Np); }
+  __device__ long long partialB() const { return partialA() + up(8LL * chunks * M); }
   template <class T>
   static __device__ T* at(int* workspace, long long offset) {
     return reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + offset);
@@ -79,110 +88,118 @@ __device__ __forceinline__ float gemmtune_fp16x3_scale(float m) {
   return ldexpf(1.0f, min(15 - e, 126));
 }
 
-// The scale of the line whose largest magnitude this block reduced (every thread's `m`), and
-// whether it holds Inf or NaN (`bad`): the block's 256 threads reduce over 8 rows of 32 in `red`.
-__device__ __forceinline__ void gemmtune_fp16x3_reduce(float& m, int& bad, float (*red)[33], int (*redBad)[33]) {
-  red[threadIdx.y][threadIdx.x] = m;
-  redBad[threadIdx.y][threadIdx.x] = bad;
-  __syncthreads();
-  m = 0.0f, bad = 0;
-  for (int r = 0; r < 8; ++r) m = fmaxf(m, red[r][threadIdx.x]), bad |= redBad[r][threadIdx.x];
-  __syncthreads();
-}
+// An operand's lines: rows of op(A) (IS_A) or columns of op(B), of length K. Line l's element k
+// is at x[l·lineStride + k·kStride]; contiguous lines are rows of a row-major A or of a transposed B.
+template <bool IS_A, bool TRANS>
+struct gemmtune_fp16x3_lines {
+  static constexpr bool kContiguous = IS_A ? !TRANS : TRANS;
+  const float* x;
+  long long lineStride, kStride;
+  int lines, padded;  // lines, and lines written (B: padded to Np with zero lines)
+  float *scales, *partialMax;
+  int *flags, *partialBad;
+  __half* parts;
+  int small[3];  // segment s holds the small part where small[s] (A: a1 a0 a0; B: b0 b1 b0)
+  __device__ gemmtune_fp16x3_lines(const gemmtune_fp16x3_layout& w, int ld, const GemmtuneBatch& batch, const float* X,
+                                   int* workspace) {
+    using L = gemmtune_fp16x3_layout;
+    const float* unusedA = X;
+    const float* unusedB = X;
+    float* unusedC = nullptr;
+    gemmtune_select_batch(batch, static_cast<int>(blockIdx.z), unusedA, unusedB, unusedC);
+    x = IS_A ? unusedA : unusedB;
+    lineStride = kContiguous ? ld : 1, kStride = kContiguous ? 1 : ld;
+    lines = IS_A ? w.M : w.N, padded = IS_A ? w.M : w.Np;
+    scales = L::at<float>(workspace, IS_A ? w.scaleA() : w.scaleB());
+    flags = L::at<int>(workspace, IS_A ? w.flagA() : w.flagB());
+    partialMax = L::at<float>(workspace, IS_A ? w.partialA() : w.partialB());
+    partialBad = reinterpret_cast<int*>(partialMax + static_cast<long long>(w.chunks) * padded);
+    parts = L::at<__half>(workspace, IS_A ? w.partsA() : w.partsB());
+    small[0] = IS_A, small[1] = !IS_A, small[2] = 0;
+  }
+};
 
-// One block (32 × 8 threads) splits 32 lines of length K: line l's element k is at
-// x[l·lineStride + k·kStride]. kStride == 1 (contiguous lines): each of the 8 warps reads along
-// k; otherwise the 32 threads of a warp read 32 neighbouring lines and a shared tile turns the
-// writes K-contiguous. Segment s of line l is out[l·3Kp + s·Kp + k .. ]: x1 (the small part) where
-// small_s is 1, else x0.
-template <bool CONTIGUOUS>
-__device__ void gemmtune_fp16x3_split_lines(const float* x, long long lineStride, long long kStride, int lines,
-                                            int linesPadded, int K, int Kp, int small0, int small1, int small2, float* scales,
-                                            int* flags, __half* out) {
+// Pass 1, grid (lines / 32, k chunks, batch), 32 × 8 threads: the largest magnitude of 32 lines
+// over one chunk of k, and whether the chunk holds Inf or NaN.
+template <bool IS_A, bool TRANS>
+__global__ void __launch_bounds__(256) gemmtune_fp16x3_maxima(int M, int N, int K, const float* X, int ld,
+                                                              GemmtuneBatch batch, int* workspace) {
+  const gemmtune_fp16x3_layout w(M, N, K, blockIdx.z);
+  const gemmtune_fp16x3_lines<IS_A, TRANS> v(w, ld, batch, X, workspace);
   __shared__ float red[8][33];
   __shared__ int redBad[8][33];
-  __shared__ float tile[32][33];
-  const int l0 = blockIdx.x * 32;
-  // The scale of line l0 + threadIdx.x: its largest magnitude, and whether it holds Inf or NaN.
+  const int l0 = blockIdx.x * 32, kBegin = blockIdx.y * w.kChunkK,
+            kEnd = blockIdx.y + 1 == w.chunks ? K : min(K, kBegin + w.kChunkK);
   float m = 0.0f;
   int bad = 0;
-  const int l = l0 + threadIdx.x;
-  if (CONTIGUOUS) {  // warp w reads lines l0 + w, l0 + w + 8, ... along k; lanes split k
-    for (int j = threadIdx.y; j < 32; j += 8) {
-      float mj = 0.0f;
-      int bj = 0;
-      if (l0 + j < lines)
-        for (int k = threadIdx.x; k < K; k += 32) {
-          const float v = x[(l0 + j) * lineStride + static_cast<long long>(k)];
-          mj = fmaxf(mj, fabsf(v)), bj |= !isfinite(v);
+  if (v.kContiguous) {  // warp y reads lines l0 + y, l0 + y + 8, ... along k, its lanes 32 k apart
+    for (int r = threadIdx.y; r < 32; r += 8) {
+      float mr = 0.0f;
+      int br = 0;
+      if (l0 + r < v.lines)
+        for (int k = kBegin + threadIdx.x; k < kEnd; k += 32) {
+          const float e = v.x[(l0 + r) * v.lineStride + k];
+          mr = fmaxf(mr, fabsf(e)), br |= !isfinite(e);
         }
-      for (int o = 16; o; o >>= 1) mj = fmaxf(mj, __shfl_xor_sync(~0u, mj, o)), bj |= __shfl_xor_sync(~0u, bj, o);
-      if (threadIdx.x == 0) tile[0][j] = mj, tile[1][j] = __int_as_float(bj);
+      for (int o = 16; o; o >>= 1) mr = fmaxf(mr, __shfl_xor_sync(~0u, mr, o)), br |= __shfl_xor_sync(~0u, br, o);
+      if (threadIdx.x == r % 32) m = mr, bad = br;  // lane r keeps line l0 + r (rows y ≡ r mod 8 meet below)
     }
-    __syncthreads();
-    if (threadIdx.y == 0) m = tile[0][threadIdx.x], bad = __float_as_int(tile[1][threadIdx.x]);
-    __syncthreads();
-  } else if (l < lines) {
-    for (int k = threadIdx.y; k < K; k += 8) {
-      const float v = x[l * lineStride + k * kStride];
-      m = fmaxf(m, fabsf(v)), bad |= !isfinite(v);
+  } else if (l0 + static_cast<int>(threadIdx.x) < v.lines) {  // lanes read 32 neighbouring lines
+    for (int k = kBegin + threadIdx.y; k < kEnd; k += 8) {
+      const float e = v.x[(l0 + threadIdx.x) * v.lineStride + k * v.kStride];
+      m = fmaxf(m, fabsf(e)), bad |= !isfinite(e);
     }
   }
-  gemmtune_fp16x3_reduce(m, bad, red, redBad);
-  const float s = gemmtune_fp16x3_scale(m);
-  if (threadIdx.y == 0 && l < linesPadded) scales[l] = s, flags[l] = l < lines && bad;
-  red[0][threadIdx.x] = s;
+  red[threadIdx.y][threadIdx.x] = m, redBad[threadIdx.y][threadIdx.x] = bad;
   __syncthreads();
-  // The parts, through the tile: read 32 lines × 32 k as the memory order allows, write each line's
-  // 32 k contiguously.
-  for (int k0 = 0; k0 < Kp; k0 += 32) {
-    for (int r = threadIdx.y; r < 32; r += 8) {
-      // CONTIGUOUS: row r of the tile is line l0 + r, k along threadIdx.x; else k0 + r, lines along x.
-      const int line = CONTIGUOUS ? l0 + r : l0 + threadIdx.x, k = CONTIGUOUS ? k0 + threadIdx.x : k0 + r;
-      const float v = line < lines && k < K ? x[line * lineStride + k * kStride] : 0.0f;
-      if (CONTIGUOUS) tile[r][threadIdx.x] = v; else tile[threadIdx.x][r] = v;
-    }
-    __syncthreads();
-    for (int r = threadIdx.y; r < 32; r += 8) {
-      const int line = l0 + r, k = k0 + threadIdx.x;
-      if (line >= linesPadded) continue;
-      const float v = tile[r][k - k0] * red[0][r];
-      const __half h0 = __float2half_rn(v);
-      const __half h1 = __float2half_rn(v - __half2float(h0));
-      __half* o = out + static_cast<long long>(line) * 3 * Kp + k;
-      o[0] = small0 ? h1 : h0, o[Kp] = small1 ? h1 : h0, o[2 * Kp] = small2 ? h1 : h0;
-    }
-    __syncthreads();
+  if (threadIdx.y == 0 && l0 + static_cast<int>(threadIdx.x) < v.padded) {
+    for (int r = 1; r < 8; ++r) m = fmaxf(m, red[r][threadIdx.x]), bad |= redBad[r][threadIdx.x];
+    const long long at = static_cast<long long>(blockIdx.y) * v.padded + l0 + threadIdx.x;
+    v.partialMax[at] = m, v.partialBad[at] = bad;
   }
 }
 
-// Rows of op(A): stored A's rows (op N) or columns (op T). Parts [a1 | a0 | a0]. Batch: grid z.
-template <bool TRANS_A>
-__global__ void __launch_bounds__(256) gemmtune_fp16x3_split_a(int M, int N, int K, const float* A, int lda,
-                                                               GemmtuneBatch batch, int* workspace) {
-  const float* unusedB = nullptr;
-  float* unusedC = nullptr;
-  gemmtune_fp16x3_batch(batch, A, unusedB, unusedC);
+// Pass 2, grid (lines / 256, 1, batch): each line's scale from its chunks' maxima, and its flag.
+template <bool IS_A, bool TRANS>
+__global__ void __launch_bounds__(256) gemmtune_fp16x3_scales(int M, int N, int K, const float* X, int ld,
+                                                              GemmtuneBatch batch, int* workspace) {
   const gemmtune_fp16x3_layout w(M, N, K, blockIdx.z);
-  using L = gemmtune_fp16x3_layout;
-  gemmtune_fp16x3_split_lines<!TRANS_A>(A, TRANS_A ? 1 : lda, TRANS_A ? lda : 1, M, M, K, w.Kp, 1, 0, 0,
-                                        L::at<float>(workspace, w.scaleA()), L::at<int>(workspace, w.flagA()),
-                                        L::at<__half>(workspace, w.partsA()));
+  const gemmtune_fp16x3_lines<IS_A, TRANS> v(w, ld, batch, X, workspace);
+  const int l = blockIdx.x * 256 + threadIdx.x;
+  if (l >= v.padded) return;
+  float m = 0.0f;
+  int bad = 0;
+  for (int c = 0; c < w.chunks; ++c)
+    m = fmaxf(m, v.partialMax[static_cast<long long>(c) * v.padded + l]), bad |= v.partialBad[static_cast<long long>(c) * v.padded + l];
+  v.scales[l] = gemmtune_fp16x3_scale(m), v.flags[l] = l < v.lines && bad;
 }
 
-// Columns of op(B): stored B's columns (op N) or rows (op T), padded to Np with zero lines. Parts
-// [b0 | b1 | b0], paired with A's [a1 | a0 | a0]. Batch: grid z.
-template <bool TRANS_B>
-__global__ void __launch_bounds__(256) gemmtune_fp16x3_split_b(int M, int N, int K, const float* B, int ldb,
-                                                               GemmtuneBatch batch, int* workspace) {
-  const float* unusedA = nullptr;
-  float* unusedC = nullptr;
-  gemmtune_fp16x3_batch(batch, unusedA, B, unusedC);
+// Pass 3, grid (lines / 32, Kp / 32, batch), 32 × 8 threads: one 32 × 32 tile of lines × k, read in
+// memory order through shared memory, scaled, split and written K-contiguous: line l's segment s
+// at parts[l·3Kp + s·Kp + k]. Past K and past the operand's lines: zeros.
+template <bool IS_A, bool TRANS>
+__global__ void __launch_bounds__(256) gemmtune_fp16x3_split(int M, int N, int K, const float* X, int ld,
+                                                             GemmtuneBatch batch, int* workspace) {
   const gemmtune_fp16x3_layout w(M, N, K, blockIdx.z);
-  using L = gemmtune_fp16x3_layout;
-  gemmtune_fp16x3_split_lines<TRANS_B>(B, TRANS_B ? ldb : 1, TRANS_B ? 1 : ldb, N, w.Np, K, w.Kp, 0, 1, 0,
-                                       L::at<float>(workspace, w.scaleB()), L::at<int>(workspace, w.flagB()),
-                                       L::at<__half>(workspace, w.partsB()));
+  const gemmtune_fp16x3_lines<IS_A, TRANS> v(w, ld, batch, X, workspace);
+  __shared__ float tile[32][33];
+  const int l0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+  for (int r = threadIdx.y; r < 32; r += 8) {
+    // Contiguous: row r of the tile is line l0 + r with k along the lanes; else k0 + r, lines along the lanes.
+    const int line = v.kContiguous ? l0 + r : l0 + threadIdx.x, k = v.kContiguous ? k0 + threadIdx.x : k0 + r;
+    const float e = line < v.lines && k < K ? v.x[line * v.lineStride + k * v.kStride] : 0.0f;
+    if (v.kContiguous) tile[r][threadIdx.x] = e; else tile[threadIdx.x][r] = e;
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < 32; r += 8) {
+    const int line = l0 + r, k = k0 + threadIdx.x;
+    if (line >= v.padded) continue;
+    const float e = tile[r][threadIdx.x] * v.scales[line];
+    const __half h0 = __float2half_rn(e);
+    const __half h1 = __float2half_rn(e - __half2float(h0));
+    __half* o = v.parts + static_cast<long long>(line) * 3 * w.Kp + k;
+    o[0] = v.small[0] ? h1 : h0, o[w.Kp] = v.small[1] ? h1 : h0, o[2 * w.Kp] = v.small[2] ? h1 : h0;
+  }
 }
 
 // The CUTLASS FP16 GEMM D = A'·B' (M × Np × 3Kp, A' row-major, B' column-major, both K-contiguous;

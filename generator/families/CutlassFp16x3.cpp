@@ -1,12 +1,15 @@
 // Spec of templates/cutlass_fp16x3.cu: FP32 GEMM at FP32 accuracy on FP16 tensor cores — each row of
 // op(A) and column of op(B) scaled by a power of two and split into two FP16 parts, three FP16
 // products accumulated in FP32 by CUTLASS 2.x's tensor-op GEMM with staged accumulation, then
-// unscaled. Precision class `faithful`. Four launches (split A, split B, the GEMM, unscale) through
+// unscaled. Precision class `faithful`. Eight launches (three passes per operand, the GEMM, unscale) through
 // the workspace past its zeroed prefix; batches in grid z; any layout, M, N, K.
 #include <fmt/format.h>
 
 #include <limits>
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../CutlassPlan.hpp"
 #include "../FamilyRegistry.hpp"
@@ -20,9 +23,10 @@ constexpr int kHalfsPerAccess = 8;  // the GEMM copies 16 bytes of FP16 at a tim
 // The workspace the four kernels share, one region per batch past the zeroed prefix:
 // templates/cutlass_fp16x3.cu's gemmtune_fp16x3_layout.
 long long workspaceBytes(long long m, long long n, long long k, long long batch) {
-  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64;
+  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64, chunks = std::min(64LL, (k + 511) / 512);
   auto up = [](long long bytes) { return (bytes + 255) / 256 * 256; };
-  const long long perBatch = 2 * up(4 * m) + 2 * up(4 * np) + up(2 * m * 3 * kp) + up(2 * np * 3 * kp) + up(4 * m * np);
+  const long long perBatch = 2 * up(4 * m) + 2 * up(4 * np) + up(2 * m * 3 * kp) + up(2 * np * 3 * kp) +
+                             up(4 * m * np) + up(8 * chunks * m) + up(8 * chunks * np);
   return kZeroedWorkspaceBytes + batch * perBatch;
 }
 
@@ -51,21 +55,28 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
                                            kMaxScratchBytes >> 30));
   const unsigned batches = static_cast<unsigned>(p.batch);
   using A = KernelArg;
-  const Dim3 splitBlock{32, 8, 1};
-  LaunchPlan plan;
-  plan.launches = {
-      {1, Dim3{static_cast<unsigned>((p.m + 31) / 32), 1, batches}, splitBlock, 0,
-       {A::M, A::N, A::K, A::A, A::Lda, A::Batch, A::Workspace}},
-      {2, Dim3{static_cast<unsigned>((np + 31) / 32), 1, batches}, splitBlock, 0,
-       {A::M, A::N, A::K, A::B, A::Ldb, A::Batch, A::Workspace}},
-      {0, Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), batches},
-       Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1}, c.family->dynamicSmemBytes(c),
-       {A::M, A::N, A::K, A::Workspace}},
-      {3, Dim3{static_cast<unsigned>((p.n + 255) / 256), static_cast<unsigned>(std::min<long long>(p.m, kMaxGridYZ)),
-               batches},
-       Dim3{256, 1, 1}, 0,
-       {A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc, A::Batch, A::Workspace}},
+  if (kp / 32 > kMaxGridYZ)
+    return LaunchPlan::refused(fmt::format("{}: K of {} exceeds the split's grid ({} k tiles of 32 in y)", p.text(), p.k,
+                                           kMaxGridYZ));
+  const Dim3 tileBlock{32, 8, 1}, lineBlock{256, 1, 1};
+  const unsigned chunks = static_cast<unsigned>(std::min(64LL, (p.k + 511) / 512)), kTiles = static_cast<unsigned>(kp / 32);
+  // An operand's three passes (kernels first, first + 1, first + 2) over `lines` lines.
+  auto passes = [&](int first, long long lines, KernelArg x, KernelArg ld) {
+    const unsigned blocks32 = static_cast<unsigned>((lines + 31) / 32), blocks256 = static_cast<unsigned>((lines + 255) / 256);
+    const std::vector<KernelArg> args{A::M, A::N, A::K, x, ld, A::Batch, A::Workspace};
+    return std::vector<KernelLaunch>{{first, Dim3{blocks32, chunks, batches}, tileBlock, 0, args},
+                                     {first + 1, Dim3{blocks256, 1, batches}, lineBlock, 0, args},
+                                     {first + 2, Dim3{blocks32, kTiles, batches}, tileBlock, 0, args}};
   };
+  LaunchPlan plan;
+  plan.launches = passes(1, p.m, A::A, A::Lda);
+  for (KernelLaunch& l : passes(4, np, A::B, A::Ldb)) plan.launches.push_back(std::move(l));
+  plan.launches.push_back({0, Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), batches},
+                           Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1}, c.family->dynamicSmemBytes(c),
+                           {A::M, A::N, A::K, A::Workspace}});
+  plan.launches.push_back(
+      {7, Dim3{static_cast<unsigned>((p.n + 255) / 256), static_cast<unsigned>(std::min<long long>(p.m, kMaxGridYZ)), batches},
+       lineBlock, 0, {A::M, A::N, A::K, A::Alpha, A::A, A::Lda, A::B, A::Ldb, A::Beta, A::C, A::Ldc, A::Batch, A::Workspace}});
   plan.workspaceBytes = bytes;
   plan.tileM = c["BM"];
   plan.tileN = c["BN"];
@@ -128,8 +139,12 @@ Family fp16x3Family() {
   f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
   f.extraKernels = [](const Config& c) {
     const std::string a = boolName(c.layout.transA), b = boolName(c.layout.transB);
-    return std::vector<std::string>{"gemmtune_fp16x3_split_a<" + a + ">", "gemmtune_fp16x3_split_b<" + b + ">",
-                                    "gemmtune_fp16x3_unscale<" + a + ", " + b + ">"};
+    std::vector<std::string> kernels;
+    for (const auto& [operand, trans] : {std::pair{std::string("true"), a}, std::pair{std::string("false"), b}})
+      for (const char* pass : {"maxima", "scales", "split"})
+        kernels.push_back(fmt::format("gemmtune_fp16x3_{}<{}, {}>", pass, operand, trans));
+    kernels.push_back("gemmtune_fp16x3_unscale<" + a + ", " + b + ">");
+    return kernels;
   };
   f.plan = fp16x3Plan;
   return f;
