@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "CaptureMode.hpp"
+#include "LaunchPlan.hpp"
 #include "CudaDriver.hpp"
 
 namespace gemmtune {
@@ -17,8 +18,11 @@ CUresult Workspace::reserve(long long bytes, CUstream stream, CUdeviceptr& ptr) 
   if (bytes <= 0) return CUDA_SUCCESS;
   std::lock_guard lock(mutex_);
   if (bytes > bytes_) {
-    // Rounded up to whole words and at least doubled: a few growths cover a whole workload.
-    const long long want = std::max((bytes + 3) / 4 * 4, 2 * bytes_);
+    // Rounded up to whole words and at least doubled: a few growths cover a whole workload. Past the
+    // zeroed prefix (scratch of gigabytes: fp16x3) exactly what is asked, since outgrown memory is
+    // kept until this object goes.
+    const long long words = (bytes + 3) / 4 * 4;
+    const long long want = words > kZeroedWorkspaceBytes ? words : std::max(words, 2 * bytes_);
     CUdeviceptr p = 0;
     CUresult allocated = CUDA_SUCCESS;
     {

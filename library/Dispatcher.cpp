@@ -87,8 +87,8 @@ Status Dispatcher::currentContext(unsigned long long& id, std::string& error) {
 namespace {
 
 constexpr const char* kSplitKInCapture =
-    "this shape runs a split-K kernel, whose workspace a captured graph would share with every replay and "
-    "with later calls on the stream: it is not captured";
+    "this shape runs a kernel with a workspace (split-K, or fp16x3's split operands), which a captured graph "
+    "would share with every replay and with later calls on the stream: it is not captured";
 constexpr const char* kPrepareInCapture =
     "the first call of this shape on this stream is inside a CUDA graph capture, where preparing it (plan, "
     "load, allocate) is not allowed: call it once before capturing";

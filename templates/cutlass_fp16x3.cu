@@ -80,12 +80,12 @@ __device__ __forceinline__ void gemmtune_fp16x3_batch(const GemmtuneBatch& batch
   gemmtune_select_batch(batch, static_cast<int>(blockIdx.z), A, B, C);
 }
 
-// 2^(14 - floor(log2 m)), kept within FP32's normal range (a row of subnormals keeps scale 2^126).
+// 2^(14 - floor(log2 m)), kept within FP32's normal range (a row of subnormals keeps scale 2^127).
 __device__ __forceinline__ float gemmtune_fp16x3_scale(float m) {
   if (!(m > 0.0f) || isinf(m)) return 1.0f;
   int e;
   frexpf(m, &e);  // m = f·2^e, f in [0.5, 1)
-  return ldexpf(1.0f, min(15 - e, 126));
+  return ldexpf(1.0f, min(15 - e, 127));
 }
 
 // An operand's lines: rows of op(A) (IS_A) or columns of op(B), of length K. Line l's element k
@@ -271,8 +271,12 @@ __global__ void __launch_bounds__(256) gemmtune_fp16x3_unscale(int M, int N, int
                  TRANS_B ? B[static_cast<long long>(j) * ldb + k] : B[static_cast<long long>(k) * ldb + j], dot);
     value = alpha * dot;
   } else {
-    const float unscaled = d[static_cast<long long>(i) * w.Np + j] / L::at<float>(workspace, w.scaleA())[i] /
-                           L::at<float>(workspace, w.scaleB())[j];
+    // One rounding: the product of the two power-of-two scales is exact in double, while dividing
+    // by one after the other in float could overflow (a row near 2^120 has a scale near 2^-106) or
+    // fall into subnormals before the second brings it back.
+    const double scales = static_cast<double>(L::at<float>(workspace, w.scaleA())[i]) *
+                          static_cast<double>(L::at<float>(workspace, w.scaleB())[j]);
+    const float unscaled = static_cast<float>(static_cast<double>(d[static_cast<long long>(i) * w.Np + j]) / scales);
     value = alpha * unscaled;
   }
   float* c = C + static_cast<long long>(i) * ldc + j;
