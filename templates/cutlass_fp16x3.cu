@@ -13,12 +13,10 @@
 //    zeros past N, so that D's rows are whole 16-byte vectors) as [b0 | b1 | b0], each part Kp = K
 //    rounded up to 64 long (zeros past K).
 // 3. sgemm_cutlass_fp16x3 (the main kernel): D = A'·B' over K' = 3·Kp = a1·b0 + a0·b1 + a0·b0, a
-//    CUTLASS 2.x FP16 tensor-op GEMM (mma.sync m16n8k16, FP32 accumulate) with staged accumulation:
-//    every k tile accumulates into freshly cleared registers that are then added, FP32 round to
-//    nearest, into the final accumulators. Hopper's FP16 mma.sync accumulates with a bias, its error
-//    growing with the K one accumulator sees (measured on an H100: whole-K accumulation gave 1.7–9×
-//    cuBLAS SGEMM's error, staged 6–9× less than cuBLAS's). CUTLASS stages its tf32x3 kernels the
-//    same way; the specialisation below turns it on for FP16 operands.
+//    CUTLASS 2.x FP16 tensor-op GEMM (mma.sync m16n8k16) whose every mma starts from zero and is
+//    added, FP32 round to nearest, into the accumulators (gemmtune_fp16_restarted below). Hopper's
+//    FP16 mma.sync accumulates with a bias, its error growing with the K one accumulator sees
+//    (measured on an H100: whole-K accumulation gave 1.7–9× cuBLAS SGEMM's error).
 // 4. gemmtune_fp16x3_unscale: C = alpha·D/(s_i·t_j) + beta·C (the scales are powers of two: exact),
 //    and for a flagged row or column C = alpha·(its FP32 dot product) + beta·C, so Inf and NaN
 //    propagate as FP32 FMA's do. beta == 0 never reads C.
@@ -27,17 +25,48 @@
 // An element more than 2^17 below its row's (or column's) largest loses low bits in FP16: the
 // faithful checks decide per problem whether the family's error stays within cuBLAS SGEMM's.
 #include <cutlass/arch/mma.h>
-#include <cutlass/gemm/warp/mma_tensor_op.h>
+#include <cutlass/arch/mma_sm80.h>
 #include <cuda_fp16.h>
 
-namespace cutlass::arch::detail {
-template <typename Shape, typename LayoutA, typename LayoutB, typename LayoutC, typename Policy, int PartitionsK,
-          bool RowMajor, typename Enable>
-struct UseStagedAccumulation<cutlass::gemm::warp::MmaTensorOp<Shape, cutlass::half_t, LayoutA, cutlass::half_t, LayoutB,
-                                                             float, LayoutC, Policy, PartitionsK, RowMajor, Enable>> {
-  static bool const value = true;
+// The GEMM's math operator: every FP16 mma starts from a zero accumulator and its 16-product sum is
+// added, FP32 round to nearest, into the block's accumulators. Hopper's FP16 mma.sync accumulates
+// with a bias (its error grows with the K one accumulator sees); restarting at every mma keeps that
+// error below FP32 FMA's. CUTLASS's staged accumulation restarts every k tile instead, at the cost of
+// a second set of accumulators: 64×64 warp tiles then spill, and 128×128 block tiles are bound by L2
+// (measured on an H100: 86 % of L2 throughput at 8192, 248 TFLOP/s of FP16 work).
+struct gemmtune_fp16_restarted {};
+
+namespace cutlass::arch {
+template <>
+struct Mma<gemm::GemmShape<16, 8, 16>, 32, half_t, layout::RowMajor, half_t, layout::ColumnMajor, float,
+           layout::RowMajor, gemmtune_fp16_restarted> {
+  using Shape = gemm::GemmShape<16, 8, 16>;
+  using ElementA = half_t;
+  using LayoutA = layout::RowMajor;
+  using FragmentA = Array<half_t, 8>;
+  using ElementB = half_t;
+  using LayoutB = layout::ColumnMajor;
+  using FragmentB = Array<half_t, 4>;
+  using ElementC = float;
+  using LayoutC = layout::RowMajor;
+  using FragmentC = Array<float, 4>;
+  using Operator = gemmtune_fp16_restarted;
+  using ArchTag = arch::Sm80;
+
+  CUTLASS_DEVICE void operator()(FragmentC& d, FragmentA const& a, FragmentB const& b, FragmentC const& c) const {
+    uint32_t const* A = reinterpret_cast<uint32_t const*>(&a);
+    uint32_t const* B = reinterpret_cast<uint32_t const*>(&b);
+    float t[4];
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%10,%10,%10};\n"
+        : "=f"(t[0]), "=f"(t[1]), "=f"(t[2]), "=f"(t[3])
+        : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]), "f"(0.0f));
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < 4; ++i) d[i] = c[i] + t[i];
+  }
 };
-}  // namespace cutlass::arch::detail
+}  // namespace cutlass::arch
 
 #include "cutlass_gemm.cuh"
 
@@ -174,31 +203,41 @@ __global__ void __launch_bounds__(256) gemmtune_fp16x3_scales(int M, int N, int 
   v.scales[l] = gemmtune_fp16x3_scale(m), v.flags[l] = l < v.lines && bad;
 }
 
-// Pass 3, grid (lines / 32, Kp / 32, batch), 32 × 8 threads: one 32 × 32 tile of lines × k, read in
-// memory order through shared memory, scaled, split and written K-contiguous: line l's segment s
-// at parts[l·3Kp + s·Kp + k]. Past K and past the operand's lines: zeros.
+// Pass 3, grid (lines / 32, Kp / 64, batch), 32 × 8 threads: one tile of 32 lines × 64 k, read in
+// memory order through shared memory, scaled, split and written K-contiguous, two k per thread (one
+// 4-byte store per segment): line l's segment s at parts[l·3Kp + s·Kp + k]. Past K and past the
+// operand's lines: zeros.
 template <bool IS_A, bool TRANS>
 __global__ void __launch_bounds__(256) gemmtune_fp16x3_split(int M, int N, int K, const float* X, int ld,
                                                              GemmtuneBatch batch, int* workspace) {
   const gemmtune_fp16x3_layout w(M, N, K, blockIdx.z);
   const gemmtune_fp16x3_lines<IS_A, TRANS> v(w, ld, batch, X, workspace);
-  __shared__ float tile[32][33];
-  const int l0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
-  for (int r = threadIdx.y; r < 32; r += 8) {
-    // Contiguous: row r of the tile is line l0 + r with k along the lanes; else k0 + r, lines along the lanes.
-    const int line = v.kContiguous ? l0 + r : l0 + threadIdx.x, k = v.kContiguous ? k0 + threadIdx.x : k0 + r;
-    const float e = line < v.lines && k < K ? v.x[line * v.lineStride + k * v.kStride] : 0.0f;
-    if (v.kContiguous) tile[r][threadIdx.x] = e; else tile[threadIdx.x][r] = e;
+  __shared__ float tile[32][65];
+  const int l0 = blockIdx.x * 32, k0 = blockIdx.y * 64;
+  if (v.kContiguous) {  // warp y reads lines l0 + y, l0 + y + 8, ...: 64 k along the lanes, twice
+    for (int r = threadIdx.y; r < 32; r += 8)
+      for (int h = 0; h < 64; h += 32) {
+        const int line = l0 + r, k = k0 + h + threadIdx.x;
+        tile[r][h + threadIdx.x] = line < v.lines && k < K ? v.x[static_cast<long long>(line) * v.lineStride + k] : 0.0f;
+      }
+  } else {  // lanes read 32 neighbouring lines at one k
+    for (int kk = threadIdx.y; kk < 64; kk += 8) {
+      const int line = l0 + threadIdx.x, k = k0 + kk;
+      tile[threadIdx.x][kk] = line < v.lines && k < K ? v.x[line + static_cast<long long>(k) * v.kStride] : 0.0f;
+    }
   }
   __syncthreads();
   for (int r = threadIdx.y; r < 32; r += 8) {
-    const int line = l0 + r, k = k0 + threadIdx.x;
+    const int line = l0 + r, k = k0 + 2 * threadIdx.x;
     if (line >= v.padded) continue;
-    const float e = tile[r][threadIdx.x] * v.scales[line];
-    const __half h0 = __float2half_rn(e);
-    const __half h1 = __float2half_rn(e - __half2float(h0));
-    __half* o = v.parts + static_cast<long long>(line) * 3 * w.Kp + k;
-    o[0] = v.small[0] ? h1 : h0, o[w.Kp] = v.small[1] ? h1 : h0, o[2 * w.Kp] = v.small[2] ? h1 : h0;
+    const float s = v.scales[line];
+    const float e0 = tile[r][2 * threadIdx.x] * s, e1 = tile[r][2 * threadIdx.x + 1] * s;
+    const __half2 big = __floats2half2_rn(e0, e1);
+    const float2 bigF = __half22float2(big);
+    const __half2 small = __floats2half2_rn(e0 - bigF.x, e1 - bigF.y);
+    __half2* o = reinterpret_cast<__half2*>(v.parts + static_cast<long long>(line) * 3 * w.Kp + k);
+    const int segment = w.Kp / 2;  // in half2
+    o[0] = v.small[0] ? small : big, o[segment] = v.small[1] ? small : big, o[2 * segment] = v.small[2] ? small : big;
   }
 }
 
@@ -212,7 +251,7 @@ struct gemmtune_fp16x3_types {
       cutlass::layout::RowMajor, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
       cutlass::gemm::GemmShape<TBM, TBN, TBK>, cutlass::gemm::GemmShape<WM, WN, TBK>,
       cutlass::gemm::GemmShape<16, 8, 16>, cutlass::epilogue::thread::LinearCombination<float, 4, float, float>, Swizzle,
-      STAGES, 8, 8>;
+      STAGES, 8, 8, false, gemmtune_fp16_restarted>;
   static constexpr int kThreads = 32 * (TBM / WM) * (TBN / WN);
   static constexpr int kSmemBytes = STAGES * (TBM + TBN) * TBK * 2;
 };
@@ -250,8 +289,38 @@ __global__ void __launch_bounds__(gemmtune_fp16x3_types<TBM, TBN, TBK, WM, WN, S
      *reinterpret_cast<typename Kernel::SharedStorage*>(gemmtune_cutlass_smem));
 }
 
-// C = alpha·D/(s_i·t_j) + beta·C, one thread per element of C (x along its rows, batch in z); a
-// flagged row or column gets alpha·(its FP32 dot product) + beta·C instead.
+// What a column needs, read once per thread: its flag and the exponent of its scale.
+struct gemmtune_fp16x3_column {
+  int exponent;
+  bool flagged;
+};
+
+// Column j0 + t of row i, flagged or not: C = alpha·D/(s_i·t_j) + beta·C, or for a flagged row or
+// column alpha·(its FP32 dot product) + beta·C, so that Inf and NaN propagate as FP32 FMA's do.
+template <bool TRANS_A, bool TRANS_B>
+__device__ __forceinline__ float gemmtune_fp16x3_value(float d, int rowExponent, bool rowFlag, gemmtune_fp16x3_column col,
+                                                       int i, int j, int K, float alpha, const float* A, int lda,
+                                                       const float* B, int ldb) {
+  if (rowFlag || col.flagged) {
+    float dot = 0.0f;
+    for (int k = 0; k < K; ++k)
+      dot = fmaf(TRANS_A ? A[static_cast<long long>(k) * lda + i] : A[static_cast<long long>(i) * lda + k],
+                 TRANS_B ? B[static_cast<long long>(j) * ldb + k] : B[static_cast<long long>(k) * ldb + j], dot);
+    return alpha * dot;
+  }
+  // One rounding: D times the exact power of two 2^-(e_i + e_j) in double (dividing by one scale
+  // after the other in float could overflow, or fall into subnormals before the second brings it
+  // back); |e_i + e_j| <= 254 is within double's exponents.
+  const double inverse = __longlong_as_double(static_cast<long long>(1023 - rowExponent - col.exponent) << 52);
+  return alpha * static_cast<float>(static_cast<double>(d) * inverse);
+}
+
+__device__ __forceinline__ int gemmtune_fp16x3_exponent(float powerOfTwo) {
+  return ((__float_as_int(powerOfTwo) >> 23) & 0xff) - 127;
+}
+
+// Unscale, grid (N / 1024, rows / 8 capped at grid y's limit, batch), 256 threads: each thread four
+// neighbouring columns (one 16-byte read of D) of every gridDim.y-th row. beta == 0 never reads C.
 template <bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(256) gemmtune_fp16x3_unscale(int M, int N, int K, float alpha, const float* A, int lda,
                                                                const float* B, int ldb, float beta, float* C, int ldc,
@@ -259,27 +328,27 @@ __global__ void __launch_bounds__(256) gemmtune_fp16x3_unscale(int M, int N, int
   using L = gemmtune_fp16x3_layout;
   gemmtune_fp16x3_batch(batch, A, B, C);
   const L w(M, N, K, blockIdx.z);
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= N) return;
-  const float* d = L::at<float>(workspace, w.product());
-  for (int i = blockIdx.y; i < M; i += gridDim.y) {  // grid y holds at most 65535 rows
-  float value;
-  if (L::at<int>(workspace, w.flagA())[i] || L::at<int>(workspace, w.flagB())[j]) {
-    float dot = 0.0f;
-    for (int k = 0; k < K; ++k)
-      dot = fmaf(TRANS_A ? A[static_cast<long long>(k) * lda + i] : A[static_cast<long long>(i) * lda + k],
-                 TRANS_B ? B[static_cast<long long>(j) * ldb + k] : B[static_cast<long long>(k) * ldb + j], dot);
-    value = alpha * dot;
-  } else {
-    // One rounding: the product of the two power-of-two scales is exact in double, while dividing
-    // by one after the other in float could overflow (a row near 2^120 has a scale near 2^-106) or
-    // fall into subnormals before the second brings it back.
-    const double scales = static_cast<double>(L::at<float>(workspace, w.scaleA())[i]) *
-                          static_cast<double>(L::at<float>(workspace, w.scaleB())[j]);
-    const float unscaled = static_cast<float>(static_cast<double>(d[static_cast<long long>(i) * w.Np + j]) / scales);
-    value = alpha * unscaled;
-  }
-  float* c = C + static_cast<long long>(i) * ldc + j;
-  *c = beta == 0.0f ? value : fmaf(beta, *c, value);
+  const int j0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+  if (j0 >= N) return;
+  const int columns = min(4, N - j0);
+  gemmtune_fp16x3_column col[4];
+  for (int t = 0; t < 4; ++t)
+    col[t] = t < columns ? gemmtune_fp16x3_column{gemmtune_fp16x3_exponent(L::at<float>(workspace, w.scaleB())[j0 + t]),
+                                                  L::at<int>(workspace, w.flagB())[j0 + t] != 0}
+                         : gemmtune_fp16x3_column{0, false};
+  const float* product = L::at<float>(workspace, w.product());
+  const float* rowScales = L::at<float>(workspace, w.scaleA());
+  const int* rowFlags = L::at<int>(workspace, w.flagA());
+  for (int i = blockIdx.y; i < M; i += gridDim.y) {
+    const float4 d4 = *reinterpret_cast<const float4*>(product + static_cast<long long>(i) * w.Np + j0);
+    const float d[4] = {d4.x, d4.y, d4.z, d4.w};
+    const int rowExponent = gemmtune_fp16x3_exponent(rowScales[i]);
+    const bool rowFlag = rowFlags[i] != 0;
+    float* c = C + static_cast<long long>(i) * ldc + j0;
+    for (int t = 0; t < columns; ++t) {
+      const float value = gemmtune_fp16x3_value<TRANS_A, TRANS_B>(d[t], rowExponent, rowFlag, col[t], i, j0 + t, K, alpha,
+                                                                  A, lda, B, ldb);
+      c[t] = beta == 0.0f ? value : fmaf(beta, c[t], value);
+    }
   }
 }
