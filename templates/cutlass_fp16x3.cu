@@ -320,7 +320,8 @@ __device__ __forceinline__ int gemmtune_fp16x3_exponent(float powerOfTwo) {
 }
 
 // Unscale, grid (N / 1024, rows / 8 capped at grid y's limit, batch), 256 threads: each thread four
-// neighbouring columns (one 16-byte read of D) of every gridDim.y-th row. beta == 0 never reads C.
+// columns 256 apart (every warp reads D and writes C in whole 128-byte lines) of every gridDim.y-th
+// row. beta == 0 never reads C.
 template <bool TRANS_A, bool TRANS_B>
 __global__ void __launch_bounds__(256) gemmtune_fp16x3_unscale(int M, int N, int K, float alpha, const float* A, int lda,
                                                                const float* B, int ldb, float beta, float* C, int ldc,
@@ -328,27 +329,28 @@ __global__ void __launch_bounds__(256) gemmtune_fp16x3_unscale(int M, int N, int
   using L = gemmtune_fp16x3_layout;
   gemmtune_fp16x3_batch(batch, A, B, C);
   const L w(M, N, K, blockIdx.z);
-  const int j0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
-  if (j0 >= N) return;
-  const int columns = min(4, N - j0);
+  const int j0 = blockIdx.x * 1024 + threadIdx.x;
   gemmtune_fp16x3_column col[4];
-  for (int t = 0; t < 4; ++t)
-    col[t] = t < columns ? gemmtune_fp16x3_column{gemmtune_fp16x3_exponent(L::at<float>(workspace, w.scaleB())[j0 + t]),
-                                                  L::at<int>(workspace, w.flagB())[j0 + t] != 0}
-                         : gemmtune_fp16x3_column{0, false};
+  for (int t = 0; t < 4; ++t) {
+    const int j = j0 + 256 * t;
+    col[t] = j < N ? gemmtune_fp16x3_column{gemmtune_fp16x3_exponent(L::at<float>(workspace, w.scaleB())[j]),
+                                            L::at<int>(workspace, w.flagB())[j] != 0}
+                   : gemmtune_fp16x3_column{0, false};
+  }
   const float* product = L::at<float>(workspace, w.product());
   const float* rowScales = L::at<float>(workspace, w.scaleA());
   const int* rowFlags = L::at<int>(workspace, w.flagA());
   for (int i = blockIdx.y; i < M; i += gridDim.y) {
-    const float4 d4 = *reinterpret_cast<const float4*>(product + static_cast<long long>(i) * w.Np + j0);
-    const float d[4] = {d4.x, d4.y, d4.z, d4.w};
     const int rowExponent = gemmtune_fp16x3_exponent(rowScales[i]);
     const bool rowFlag = rowFlags[i] != 0;
-    float* c = C + static_cast<long long>(i) * ldc + j0;
-    for (int t = 0; t < columns; ++t) {
-      const float value = gemmtune_fp16x3_value<TRANS_A, TRANS_B>(d[t], rowExponent, rowFlag, col[t], i, j0 + t, K, alpha,
-                                                                  A, lda, B, ldb);
-      c[t] = beta == 0.0f ? value : fmaf(beta, c[t], value);
+    const float* d = product + static_cast<long long>(i) * w.Np;
+    float* c = C + static_cast<long long>(i) * ldc;
+    for (int t = 0; t < 4; ++t) {
+      const int j = j0 + 256 * t;
+      if (j >= N) break;
+      const float value = gemmtune_fp16x3_value<TRANS_A, TRANS_B>(d[j], rowExponent, rowFlag, col[t], i, j, K, alpha, A,
+                                                                  lda, B, ldb);
+      c[j] = beta == 0.0f ? value : fmaf(beta, c[j], value);
     }
   }
 }
