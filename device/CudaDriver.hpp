@@ -29,7 +29,7 @@ namespace gemmtune {
   X(cuStreamIsCapturing, 10000) X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)      \
   X(cuGraphInstantiateWithFlags, 11040) X(cuGraphLaunch, 10000) X(cuGraphDestroy, 10000)          \
   X(cuGraphExecDestroy, 10000) X(cuThreadExchangeStreamCaptureMode, 10010)                        \
-  X(cuEventCreate, 2000) X(cuEventRecord, 2000) X(cuEventSynchronize, 2000)                       \
+  X(cuEventCreate, 2000) X(cuEventRecord, 2000) X(cuEventSynchronize, 2000) X(cuEventQuery, 2000)  \
   X(cuEventElapsedTime, 12080) X(cuEventDestroy, 4000)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) X(cuGetErrorName, 6000)                    \
   X(cuGetErrorString, 6000) X(cuDeviceGetPCIBusId, 4010)                                          \

@@ -1,11 +1,21 @@
 #include "LaunchPlan.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace gemmtune {
 
 LaunchPlan LaunchPlan::refused(std::string why) {
   LaunchPlan p;
   p.refusal = std::move(why);
   return p;
+}
+
+const KernelLaunch& LaunchPlan::mainLaunch() const {
+  for (const KernelLaunch& l : launches)
+    if (l.kernel == 0) return l;
+  throw std::logic_error("a launch plan without its main kernel (kernel 0): " +
+                         (refusal.empty() ? std::string("no launches") : refusal));
 }
 
 const std::vector<KernelArg>& sgemmKernelArgs() {

@@ -55,6 +55,10 @@ struct LaunchPlan {
   int tileM = 0, tileN = 0, kSlices = 1;
 
   bool runnable() const { return refusal.empty(); }
+  // The launch of the family's main kernel (kernel 0): the grid a model, a filter or a report
+  // means. Launches run in vector order, so it need not be the first (fp16x3's is the seventh).
+  // A runnable plan has one.
+  const KernelLaunch& mainLaunch() const;
   static LaunchPlan refused(std::string why);
 };
 

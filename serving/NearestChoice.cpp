@@ -34,7 +34,7 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
                                                std::max(f.staticSmemBytes(form), row.staticSmemBytes.value_or(0)),
                                                f.dynamicSmemBytes(form)});
   KernelGeometry g;
-  g.blocks = static_cast<long long>(plan.launches.front().grid.volume());
+  g.blocks = static_cast<long long>(plan.mainLaunch().grid.volume());
   g.residency = Residency{occ.blocksPerSm, occ.warpsPerBlock};
   g.slices = plan.kSlices;
   const long long batch = std::max(1LL, at.batch);

@@ -7,7 +7,7 @@
 // 1.–2. gemmtune_fp16x3_maxima and _scales, for op(A) and for op(B): each row i of op(A) gets a
 //    power-of-two scale s_i that puts its largest magnitude in [2^14, 2^15) (FP16's range then
 //    holds the row), each column j of op(B) likewise t_j; a line holding Inf or NaN is flagged.
-//    The maxima pass splits K into chunks of 512 so that many blocks read at once.
+//    The maxima pass splits K into up to 64 chunks of at least 512 so that many blocks read at once.
 //    gemmtune_fp16x3_split then writes each line, K-contiguous, as FP16 parts x·s = x0 + x1
 //    (11 + 11 significant bits): rows of A as [a1 | a0 | a0], columns of B (up to N rounded up to 8,
 //    zeros past N, so that D's rows are whole 16-byte vectors) as [b0 | b1 | b0], each part Kp = K
@@ -75,13 +75,14 @@ struct Mma<gemm::GemmShape<16, 8, 16>, 32, half_t, layout::RowMajor, half_t, lay
 // workspace with the same formula.
 struct gemmtune_fp16x3_layout {
   static constexpr long long kPrefix = 64LL << 20;  // LaunchPlan.hpp's kZeroedWorkspaceBytes
-  static constexpr int kChunkK = 512;  // k per block of the maxima pass (at most kMaxChunks chunks)
+  static constexpr int kChunkK = 512;  // least k per block of the maxima pass (at most kMaxChunks chunks)
   static constexpr int kMaxChunks = 64;
-  int M, N, K, Np, Kp, chunks;
+  int M, N, K, Np, Kp, chunks, chunkK;
   long long base;
   __device__ gemmtune_fp16x3_layout(int m, int n, int k, int b)
       : M(m), N(n), K(k), Np((n + 7) / 8 * 8), Kp((k + 63) / 64 * 64),
-        chunks(min(kMaxChunks, (k + kChunkK - 1) / kChunkK)), base(kPrefix + b * bytesPerBatch()) {}
+        chunks(min(kMaxChunks, (k + kChunkK - 1) / kChunkK)), chunkK((k + chunks - 1) / chunks),
+        base(kPrefix + b * bytesPerBatch()) {}
   static __device__ long long up(long long bytes) { return (bytes + 255) / 256 * 256; }
   __device__ long long bytesPerBatch() const {
     return 2 * up(4LL * M) + 2 * up(4LL * Np) + up(2LL * M * 3 * Kp) + up(2LL * Np * 3 * Kp) + up(4LL * M * Np) +
@@ -157,8 +158,7 @@ __global__ void __launch_bounds__(256) gemmtune_fp16x3_maxima(int M, int N, int 
   const gemmtune_fp16x3_lines<IS_A, TRANS> v(w, ld, batch, X, workspace);
   __shared__ float red[8][33];
   __shared__ int redBad[8][33];
-  const int l0 = blockIdx.x * 32, kBegin = blockIdx.y * w.kChunkK,
-            kEnd = blockIdx.y + 1 == w.chunks ? K : min(K, kBegin + w.kChunkK);
+  const int l0 = blockIdx.x * 32, kBegin = blockIdx.y * w.chunkK, kEnd = min(K, kBegin + w.chunkK);
   float m = 0.0f;
   int bad = 0;
   if (v.kContiguous) {  // warp y reads lines l0 + y, l0 + y + 8, ... along k, its lanes 32 k apart

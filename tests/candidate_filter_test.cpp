@@ -132,6 +132,21 @@ TEST(CandidateFilter, PruningIsOptInAndVisible) {
   EXPECT_EQ(pruned.describe(), "pruned:underfill 4 blocks < 132 SMs at size 64");
 }
 
+// A plan whose main kernel is not its first launch (fp16x3: six split passes first): the grid a
+// candidate carries, and what underfill pruning and the search model read, is the GEMM's. Before,
+// the first pass's (32 lines of A per block) was read: every fp16x3 configuration had the same
+// grid, and at 4096x4096x512 all were pruned as 128 blocks < 132 SMs.
+TEST(CandidateFilter, TheGridIsTheMainKernelsWhereOtherLaunchesComeFirst) {
+  const GpuSpec& h = gpu("h100");
+  const GemmShape shape{4096, 4096, 512};
+  const Config c = registry().parseName("fp16x3_bm128_bn256_bk64_wm64_wn64_st4_sw4");
+  Candidate candidate = checkBeforeCompile(c, h, shape);
+  ASSERT_TRUE(candidate.grid.has_value()) << candidate.describe();
+  EXPECT_EQ(candidate.grid->volume(), 32ULL * 16);  // 4096/128 × 4096/256 tiles
+  checkAfterCompile(candidate, h, compiled(255, 384), shape, FilterOptions{.prune = true});
+  EXPECT_TRUE(candidate.accepted()) << candidate.describe();
+}
+
 TEST(CandidateSpace, ChoosesTheUnguardedFormOnlyWhereTheSizeDivides) {
   SpaceOptions o;
   o.size = GemmShape{1000, 1000, 1000};

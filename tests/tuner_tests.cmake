@@ -4,6 +4,7 @@ gemmtune_add_test(gpu_profiles_test SOURCES gpu_profiles_test.cpp LIBS gemmtune_
 gemmtune_add_test(candidate_filter_test SOURCES candidate_filter_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(tuner_cli_test SOURCES tuner_cli_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(space_gpu_test SOURCES space_gpu_test.cpp LIBS gemmtune_tuner GPU)
+gemmtune_add_test(workspace_gpu_test SOURCES workspace_gpu_test.cpp LIBS gemmtune_tuner GPU)
 gemmtune_add_test(shape_file_test SOURCES shape_file_test.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(shard_test SOURCES shard_test.cpp CliRunner.cpp LIBS gemmtune_tuner)
 gemmtune_add_test(bench_workload_test SOURCES bench_workload_test.cpp ${PROJECT_SOURCE_DIR}/bench/gemm/BenchReport.cpp

@@ -52,7 +52,7 @@ Candidate checkBeforeCompile(const Config& config, const GpuSpec& gpu, const std
     reject(c, CandidateStage::BeforeCompile, "plan", plan.refusal);
     return c;
   }
-  c.grid = plan.launches.front().grid;
+  c.grid = plan.mainLaunch().grid;
   for (const KernelLaunch& l : plan.launches)
     if (auto v = gridLimitViolation(gpu, l.grid)) {
       reject(c, CandidateStage::BeforeCompile, v->limit, v->reason);

@@ -2,7 +2,8 @@
 // op(A) and column of op(B) scaled by a power of two and split into two FP16 parts, three FP16
 // products accumulated in FP32 by CUTLASS 2.x's tensor-op GEMM, every mma restarted from zero and
 // added into the accumulators, then unscaled. Precision class `faithful`. Eight launches (three passes per operand, the GEMM, unscale) through
-// the workspace past its zeroed prefix; batches in grid z; any layout, M, N, K.
+// the workspace past its zeroed prefix; batches in grid z; any layout; M, N, K within the plan's
+// limits (int sizes, 16 GiB of scratch, K below 2^22 for the split's grid).
 #include <fmt/format.h>
 
 #include <limits>
@@ -20,18 +21,21 @@ namespace {
 
 constexpr int kHalfsPerAccess = 8;  // the GEMM copies 16 bytes of FP16 at a time
 
-// The workspace the four kernels share, one region per batch past the zeroed prefix:
-// templates/cutlass_fp16x3.cu's gemmtune_fp16x3_layout.
-long long workspaceBytes(long long m, long long n, long long k, long long batch) {
-  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64, chunks = std::min(64LL, (k + 511) / 512);
-  auto up = [](long long bytes) { return (bytes + 255) / 256 * 256; };
-  const long long perBatch = 2 * up(4 * m) + 2 * up(4 * np) + up(2 * m * 3 * kp) + up(2 * np * 3 * kp) +
-                             up(4 * m * np) + up(8 * chunks * m) + up(8 * chunks * np);
-  return kZeroedWorkspaceBytes + batch * perBatch;
-}
-
 // Scratch beyond this is refused: the split operands are 1.5 times the FP32 ones and D is C's size.
 constexpr long long kMaxScratchBytes = 16LL << 30;
+
+// The scratch of one batch, the region the eight launches share past the zeroed prefix
+// (templates/cutlass_fp16x3.cu's gemmtune_fp16x3_layout); -1 beyond kMaxScratchBytes, judged in
+// double first, since sizes near int's limit would overflow the exact sum.
+long long scratchPerBatch(long long m, long long n, long long k) {
+  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64, chunks = std::min(64LL, (k + 511) / 512);
+  const double approx = 6.0 * kp * (static_cast<double>(m) + np) + 4.0 * static_cast<double>(m) * np;
+  if (approx > static_cast<double>(kMaxScratchBytes)) return -1;
+  auto up = [](long long bytes) { return (bytes + 255) / 256 * 256; };
+  const long long bytes = 2 * up(4 * m) + 2 * up(4 * np) + up(2 * m * 3 * kp) + up(2 * np * 3 * kp) +
+                          up(4 * m * np) + up(8 * chunks * m) + up(8 * chunks * np);
+  return bytes > kMaxScratchBytes ? -1 : bytes;
+}
 
 LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
@@ -48,11 +52,11 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
     return LaunchPlan::refused(fmt::format("{}: too many tiles for one grid", p.text()));
   if (p.batch > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches exceed the grid's {} in z", p.text(), p.batch, kMaxGridYZ));
-  const long long bytes = workspaceBytes(p.m, p.n, p.k, p.batch);
-  if (bytes - kZeroedWorkspaceBytes > kMaxScratchBytes)
-    return LaunchPlan::refused(fmt::format("{}: the split operands and the product need {} GiB of workspace (at most {})",
-                                           p.text(), (bytes - kZeroedWorkspaceBytes + (1LL << 30) - 1) >> 30,
-                                           kMaxScratchBytes >> 30));
+  const long long perBatch = scratchPerBatch(p.m, p.n, p.k);
+  if (perBatch < 0 || perBatch > kMaxScratchBytes / p.batch)
+    return LaunchPlan::refused(fmt::format("{}: the split operands and the product need more than {} GiB of workspace",
+                                           p.text(), kMaxScratchBytes >> 30));
+  const long long bytes = kZeroedWorkspaceBytes + p.batch * perBatch;
   const unsigned batches = static_cast<unsigned>(p.batch);
   using A = KernelArg;
   if (kp / 64 > kMaxGridYZ)

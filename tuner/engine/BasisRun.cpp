@@ -52,7 +52,7 @@ std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& sh
   if (out.size() < 2 || config.violated()) return out;
   const LaunchPlan plan = planLaunch(single, GemmProblem::packed(shape));
   if (!plan.runnable() || plan.launches.empty()) return out;
-  const double blocks = static_cast<double>(std::max<unsigned long long>(1, plan.launches.front().grid.volume()));
+  const double blocks = static_cast<double>(std::max<unsigned long long>(1, plan.mainLaunch().grid.volume()));
   const double wanted = std::log2(std::max(1.0, smCount / blocks));
   auto distance = [&](const Config& c) {
     double slices = 1;
