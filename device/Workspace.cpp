@@ -17,6 +17,9 @@ Workspace::~Workspace() {
 }
 
 void Workspace::freeFinished() {
+  // Only retirements with an event can finish; the rest wait for the destructor, and must not cost
+  // every launch a driver call.
+  if (std::none_of(retired_.begin(), retired_.end(), [](const Retired& r) { return r.done != nullptr; })) return;
   RelaxedCaptureMode relaxed(driver_);  // another thread's capture must not forbid it
   std::erase_if(retired_, [&](const Retired& r) {
     if (!r.done || driver_.cuEventQuery(r.done) != CUDA_SUCCESS) return false;
