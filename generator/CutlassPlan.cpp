@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "Family.hpp"
 
@@ -30,40 +33,48 @@ std::string vectorRefusal(const GemmProblem& p, int width) {
 int cutlassWarps(const Config& c) { return (c["BM"] / c["WM"]) * (c["BN"] / c["WN"]); }
 int cutlassThreads(const Config& c) { return 32 * cutlassWarps(c); }
 
-void addCutlassGemmTraits(Family& f, int vectorWidth) {
+void addCutlassKernelTraits(Family& f, int elementsPerAccess, int elementBytes) {
   f.headers = {"cutlass_gemm.cuh", "batch.cuh"};  // the launch every device::Gemm family shares, the batch argument
   f.constraints.insert(
       f.constraints.begin(),
       {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
        [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }});
-  f.constraints.insert(
-      f.constraints.end(),
-      {
-          {"whole_loads",
-           fmt::format("BM·BK and BK·BN must be multiples of {} × the thread count: each thread copies whole "
-                       "{}-float accesses per stage",
-                       vectorWidth, vectorWidth),
-           [vectorWidth](const Config& c) {
-             const int perStage = vectorWidth * cutlassThreads(c);
-             return (c["BM"] * c["BK"]) % perStage == 0 && (c["BK"] * c["BN"]) % perStage == 0;
-           }},
-          {"multistage",
-           "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
-           [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
-          {"split_k_slices", "SPLITK must be 1 to 64 K slices: each slice past the first waits for the one before it",
-           [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }},
-          {"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
-           [](const Config& c) {
-             return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8;
-           }},
-      });
+  const std::string access = elementBytes == 4 ? fmt::format("{}-float", elementsPerAccess)
+                                               : fmt::format("{}-byte", elementsPerAccess * elementBytes);
+  std::vector<Constraint> shared{
+      {"whole_loads",
+       fmt::format("BM·BK and BK·BN must be multiples of {} × the thread count: each thread copies whole {} "
+                   "accesses per stage",
+                   elementsPerAccess, access),
+       [elementsPerAccess](const Config& c) {
+         const int perStage = elementsPerAccess * cutlassThreads(c);
+         return (c["BM"] * c["BK"]) % perStage == 0 && (c["BK"] * c["BN"]) % perStage == 0;
+       }},
+      {"multistage", "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
+       [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
+  };
+  const bool splitsK = std::any_of(f.params.begin(), f.params.end(), [](const ParamSpec& s) { return s.name == "SPLITK"; });
+  if (splitsK)
+    shared.push_back({"split_k_slices", "SPLITK must be 1 to 64 K slices: each slice past the first waits for the one before it",
+                      [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }});
+  shared.push_back({"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
+                    [](const Config& c) {
+                      return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8;
+                    }});
+  f.constraints.insert(f.constraints.end(), shared.begin(), shared.end());
   f.headerTrees = {"cutlass"};
   // CUTLASS declares its host-side classes (device::Gemm) without __host__; NVRTC compiles only
   // device code, so unannotated functions are taken as device functions.
   f.compileOptions = {"-default-device"};
   f.threadsPerBlock = cutlassThreads;
-  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 4; };
+  f.dynamicSmemBytes = [elementBytes](const Config& c) {
+    return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * elementBytes;
+  };
   f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
+}
+
+void addCutlassGemmTraits(Family& f, int vectorWidth) {
+  addCutlassKernelTraits(f, vectorWidth, 4);
   // The guarded form reads one float at a time, for any problem.
   f.plan = [vectorWidth](const Config& c, const GemmProblem& p) {
     return cutlassGemmPlan(c, p, c.guarded ? 1 : vectorWidth);
@@ -79,6 +90,20 @@ int swizzleLogTile(int swizzle, long long tilesN) {
   return 0;
 }
 
+CutlassGrid cutlassGrid(const Config& c, const GemmProblem& p, long long columns) {
+  CutlassGrid g;
+  g.tilesM = (p.m + c["BM"] - 1) / c["BM"], g.tilesN = (columns + c["BN"] - 1) / c["BN"];
+  const int log = swizzleLogTile(c["SWIZZLE"], g.tilesN);
+  const long long gx = g.tilesM << log, gy = (g.tilesN + (1LL << log) - 1) >> log;
+  if (gx > std::numeric_limits<unsigned>::max())
+    g.refusal = fmt::format("{}: too many row tiles", p.text());
+  else if (gy > kMaxGridYZ)
+    g.refusal = fmt::format("{}: {} column groups exceed the grid's {} in y", p.text(), gy, kMaxGridYZ);
+  else
+    g.x = static_cast<unsigned>(gx), g.y = static_cast<unsigned>(gy);
+  return g;
+}
+
 LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth) {
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   constexpr long long kIntMax = std::numeric_limits<int>::max();
@@ -87,20 +112,16 @@ LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidt
   if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
     return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
   if (std::string why = vectorRefusal(p, vectorWidth); !why.empty()) return LaunchPlan::refused(std::move(why));
-  const long long tilesM = (p.m + c["BM"] - 1) / c["BM"], tilesN = (p.n + c["BN"] - 1) / c["BN"];
-  const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
-  const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
-  if (gx > std::numeric_limits<unsigned>::max())
-    return LaunchPlan::refused(fmt::format("{}: too many row tiles", p.text()));
-  if (gy > kMaxGridYZ)
-    return LaunchPlan::refused(fmt::format("{}: {} column groups exceed the grid's {} in y", p.text(), gy, kMaxGridYZ));
+  const CutlassGrid tiles = cutlassGrid(c, p, p.n);
+  if (!tiles.refusal.empty()) return LaunchPlan::refused(tiles.refusal);
+  const long long tilesM = tiles.tilesM, tilesN = tiles.tilesN;
   // Grid z holds every batch's K slices (the template reads slice z % slices of batch z / slices).
   const long long slices = c["SPLITK"], layers = p.batch * slices;
   if (layers > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches x {} K slices exceed the grid's {} layers in z", p.text(),
                                            p.batch, slices, kMaxGridYZ));
   KernelLaunch k;
-  k.grid = Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(layers)};
+  k.grid = Dim3{tiles.x, tiles.y, static_cast<unsigned>(layers)};
   k.block = Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1};
   k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
   k.args = sgemmKernelArgs();

@@ -1,7 +1,10 @@
-// CutlassPlan: the launch plan of the CUTLASS 2.x device::Gemm families (cutlass, tf32x3), whose
-// templates share templates/cutlass_gemm.cuh: the identity swizzle's grid, batches × K slices in
-// grid z, one lock per C tile per batch when K is sliced.
+// CutlassPlan: what the families built on templates/cutlass_gemm.cuh share (cutlass, tf32x3,
+// fp16x3: constraints, headers, threads, shared memory), and the launch plan of the FP32
+// device::Gemm ones (cutlass, tf32x3): the identity swizzle's grid, batches × K slices in grid z,
+// one lock per C tile per batch when K is sliced.
 #pragma once
+
+#include <string>
 
 #include "Family.hpp"
 #include "LaunchPlan.hpp"
@@ -12,16 +15,30 @@ namespace gemmtune {
 int cutlassWarps(const Config& c);
 int cutlassThreads(const Config& c);
 
-// What every device::Gemm family shares: the shared headers; warp_tiles_fit (first), then after the
-// family's own constraints whole_loads (each thread copies whole `vectorWidth`-float accesses) and
-// the rules on STAGES, SPLITK and SWIZZLE; the CUTLASS header tree and NVRTC options, threads,
-// shared memory (STAGES·(BM+BN)·BK floats dynamic, Params static); the plan (cutlassGemmPlan with
-// `vectorWidth` unguarded, 1 guarded).
+// What every template built on templates/cutlass_gemm.cuh shares: the shared headers;
+// warp_tiles_fit (first), then after the family's own constraints whole_loads (each thread copies
+// whole accesses of `elementsPerAccess` operand elements of `elementBytes` each) and the rules on
+// STAGES, SPLITK (where the family has it) and SWIZZLE; the CUTLASS header tree and NVRTC options,
+// threads, shared memory (STAGES·(BM+BN)·BK elements dynamic, Params static). Not the plan.
+void addCutlassKernelTraits(Family& f, int elementsPerAccess, int elementBytes);
+
+// The FP32 device::Gemm families (cutlass, tf32x3): addCutlassKernelTraits over floats and the
+// plan (cutlassGemmPlan with `vectorWidth` unguarded, 1 guarded).
 void addCutlassGemmTraits(Family& f, int vectorWidth);
 
 // log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row
 // of `tilesN` tiles: the largest group its thresholds allow, so that few blocks idle.
 int swizzleLogTile(int swizzle, long long tilesN);
+
+// The grid GemmIdentityThreadblockSwizzle<SWIZZLE> plans for `p`'s rows and `columns` columns (N,
+// or fp16x3's N rounded up to 8) in BM × BN tiles: x and y, the tiles it covers, or a refusal
+// where a dimension exceeds its limit. Grid z is the plan's.
+struct CutlassGrid {
+  unsigned x = 0, y = 0;
+  long long tilesM = 0, tilesN = 0;
+  std::string refusal;
+};
+CutlassGrid cutlassGrid(const Config& c, const GemmProblem& p, long long columns);
 
 // The plan of `c` (parameters BM, BN, SWIZZLE, SPLITK; threads and shared memory from its family)
 // for `p`. `vectorWidth` > 1: the kernel reads A, B and C that many floats at a time, so the plan

@@ -56,6 +56,9 @@ TEST(Fp16x3Plan, ScratchBeyondItsLimitIsRefusedWithoutOverflow) {
     EXPECT_FALSE(huge.runnable()) << "batch " << batch;
     EXPECT_NE(huge.refusal.find("more than 16 GiB of workspace"), std::string::npos) << huge.refusal;
   }
+  // The GEMM's grid is the swizzle's, refused as the cutlass family's is.
+  const LaunchPlan wide = planLaunch(c, problem(64, 2147483640LL, 1));
+  EXPECT_NE(wide.refusal.find("column groups exceed the grid's 65535 in y"), std::string::npos) << wide.refusal;
   // 8192³ fits once (about 1.1 GiB); twenty of them do not.
   EXPECT_TRUE(planLaunch(c, problem(8192, 8192, 8192, 14)).runnable());
   EXPECT_FALSE(planLaunch(c, problem(8192, 8192, 8192, 20)).runnable());

@@ -19,7 +19,7 @@ namespace gemmtune {
 
 namespace {
 
-constexpr int kHalfsPerAccess = 8;  // the GEMM copies 16 bytes of FP16 at a time
+constexpr int kHalfsPerAccess = 8;
 
 // Scratch beyond this is refused: the split operands are 1.5 times the FP32 ones and D is C's size.
 constexpr long long kMaxScratchBytes = 16LL << 30;
@@ -45,11 +45,8 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
     return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
   if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
     return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
-  const long long tilesM = (p.m + c["BM"] - 1) / c["BM"], tilesN = (np + c["BN"] - 1) / c["BN"];
-  const int log = swizzleLogTile(c["SWIZZLE"], tilesN);
-  const long long gx = tilesM << log, gy = (tilesN + (1LL << log) - 1) >> log;
-  if (gx > std::numeric_limits<unsigned>::max() || gy > kMaxGridYZ)
-    return LaunchPlan::refused(fmt::format("{}: too many tiles for one grid", p.text()));
+  const CutlassGrid tiles = cutlassGrid(c, p, np);
+  if (!tiles.refusal.empty()) return LaunchPlan::refused(tiles.refusal);
   if (p.batch > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches exceed the grid's {} in z", p.text(), p.batch, kMaxGridYZ));
   const long long perBatch = scratchPerBatch(p.m, p.n, p.k);
@@ -75,7 +72,7 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p) {
   LaunchPlan plan;
   plan.launches = passes(1, p.m, A::A, A::Lda);
   for (KernelLaunch& l : passes(4, np, A::B, A::Ldb)) plan.launches.push_back(std::move(l));
-  plan.launches.push_back({0, Dim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), batches},
+  plan.launches.push_back({0, Dim3{tiles.x, tiles.y, batches},
                            Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1}, c.family->dynamicSmemBytes(c),
                            {A::M, A::N, A::K, A::Workspace}});
   plan.launches.push_back(
@@ -112,33 +109,17 @@ Family fp16x3Family() {
   // kilobytes of spills, so the space keeps BK 64.
   f.classic = std::vector<int>{128, 256, 64, 64, 64, 4, 4};
   f.constraints = {
-      {"warp_tiles_fit", "WM must divide BM and WN must divide BN: the block is a grid of whole warp tiles",
-       [](const Config& c) { return c["BM"] % c["WM"] == 0 && c["BN"] % c["WN"] == 0; }},
       {"mma_tiles_fit", "WM must be a multiple of 16, WN of 8 and BK of 16: warps compute whole m16n8k16 mma tiles",
        [](const Config& c) { return c["WM"] % 16 == 0 && c["WN"] % 8 == 0 && c["BK"] % 16 == 0; }},
       {"two_to_eight_warps", "(BM/WM)·(BN/WN) must be 2 to 8 warps",
        [](const Config& c) { return cutlassWarps(c) >= 2 && cutlassWarps(c) <= 8; }},
-      {"whole_loads", "BM·BK and BK·BN must be multiples of 8 × the thread count: each thread copies whole 16-byte "
-                      "accesses per stage",
-       [](const Config& c) {
-         const int perStage = kHalfsPerAccess * cutlassThreads(c);
-         return (c["BM"] * c["BK"]) % perStage == 0 && (c["BK"] * c["BN"]) % perStage == 0;
-       }},
-      {"multistage", "STAGES must be 3 to 8: fewer selects CUTLASS's double-buffered main loop (padded shared memory)",
-       [](const Config& c) { return c["STAGES"] >= 3 && c["STAGES"] <= 8; }},
-      {"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
-       [](const Config& c) { return c["SWIZZLE"] == 1 || c["SWIZZLE"] == 2 || c["SWIZZLE"] == 4 || c["SWIZZLE"] == 8; }},
   };
   f.targetConstraints = {
       {"fp16_mma", "FP16 tensor-core mma with FP32 accumulation and cp.async need sm_80 or newer",
        [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},
   };
-  f.headers = {"cutlass_gemm.cuh", "batch.cuh"};
-  f.headerTrees = {"cutlass"};
-  f.compileOptions = {"-default-device"};  // as for every CUTLASS family (CutlassPlan.cpp)
-  f.threadsPerBlock = cutlassThreads;
-  f.dynamicSmemBytes = [](const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 2; };
-  f.staticSmemBytes = [](const Config&) { return 384; };  // GemmKernel::Params, built in shared memory
+  // The GEMM copies 16 bytes of its FP16 operands at a time.
+  addCutlassKernelTraits(f, kHalfsPerAccess, 2);
   f.extraKernels = [](const Config& c) {
     const std::string a = boolName(c.layout.transA), b = boolName(c.layout.transB);
     std::vector<std::string> kernels;
