@@ -123,7 +123,7 @@ int run(const PtxArgs& a, const CliContext& ctx) {
   std::string sass;
   if (a.sass) sass = disassemble(r.cubin);  // throws with a clear message when no tool exists
 
-  const Compiled compiled{config, arch, r, countPtx(r.ptx), readCubinKernelInfo(r.cubin, r.loweredName)};
+  const Compiled compiled{config, r.arch, r, countPtx(r.ptx), readCubinKernelInfo(r.cubin, r.loweredName)};
   if (a.json) {
     nlohmann::json j = resourcesJson(compiled);
     if (!a.stats) j["ptx"] = r.ptx;

@@ -33,15 +33,17 @@ size_t Compiler::cancelPending() {
 
 CompileUnit Compiler::unit(const Config& config) const { return templates_.unit(config); }
 
-std::optional<CompileResult> Compiler::fromCache(const Config& config, const std::string& arch, CompileUnit& u,
+std::optional<CompileResult> Compiler::fromCache(const Config& config, const std::string& gpuArch, CompileUnit& u,
                                                  std::string& key) const {
   NvrtcLibrary::get().warnIfOlderThanPinned();  // a cached kernel came from the same NVRTC
+  const std::string arch = config.compileArch(gpuArch);
   u = unit(config);
   key = CompileCache::key(u, arch);
   return cache_.load(key, arch);
 }
 
-CompileResult Compiler::compile(const Config& config, const std::string& arch) const {
+CompileResult Compiler::compile(const Config& config, const std::string& gpuArch) const {
+  const std::string arch = config.compileArch(gpuArch);
   CompileUnit u;
   std::string key;
   if (auto hit = fromCache(config, arch, u, key)) return *hit;

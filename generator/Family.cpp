@@ -85,6 +85,11 @@ const TargetConstraint* Config::violatedOn(const GpuSpec& gpu) const {
   return nullptr;
 }
 
+std::string Config::compileArch(const std::string& gpuArch) const {
+  const bool suffixed = !gpuArch.empty() && gpuArch.back() == 'a';
+  return family && family->archSpecific && !suffixed ? gpuArch + "a" : gpuArch;
+}
+
 std::vector<std::string> Config::kernelExpressions() const {
   std::vector<std::string> out{nameExpression()};
   if (family->extraKernels)

@@ -81,6 +81,9 @@ struct Family {
   // every GPU gemmtune compiles for.
   bool libraryDefault = false;
   PrecisionClass precision = PrecisionClass::strict;  // gemmtune/Precision.hpp
+  // Compiled for the GPU's architecture-specific target (sm_90a: wgmma), whose code runs on that
+  // architecture only: Config::compileArch.
+  bool archSpecific = false;
   // Listing order among families (then by name): simpler families first.
   int order = 100;
   // Tests only: a family whose template lies outside templates/ supplies its source itself.
@@ -117,6 +120,9 @@ struct Config {
   // "sgemm_tiled_2d<64,64,8,true,false,false>": templateArguments(), then the form, then
   // TRANS_A and TRANS_B.
   std::string nameExpression() const;
+  // The NVRTC target for a GPU of `gpuArch` ("sm_90"): "sm_90a" where the family is
+  // archSpecific, else `gpuArch` itself (already suffixed: unchanged).
+  std::string compileArch(const std::string& gpuArch) const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;
   // The first violated static constraint, if any.
