@@ -367,7 +367,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
                       ", cublas); cublas: cuBLAS as a candidate, verified and stored as a row of its own");
   sub->add_option("--precision", a->precision,
                   "strict (default): FP32 FMA families only; faithful: also the families that compute on tensor "
-                  "cores at FP32 accuracy (tf32x3, fp16x3)")
+                  "cores at FP32 accuracy (tf32x3, fp16x3, wgmmafp16x3 on Hopper)")
       ->check(CLI::IsMember(precisionNames(), CLI::ignore_case));
   sub->add_option("--params", a->params,
                   "Search these values instead of a parameter's default domain, in every chosen family that has it: "

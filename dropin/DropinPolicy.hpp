@@ -23,7 +23,7 @@ Policy policyFrom(const char* env, std::string& warning);
 const char* toString(Policy policy);
 
 // $GEMMTUNE_PRECISION (null or empty: strict), case-insensitive: strict serves FP32 FMA kernels
-// only; faithful also tensor-core kernels at FP32 accuracy (tf32x3, fp16x3) to default-math calls. An
+// only; faithful also tensor-core kernels at FP32 accuracy (tf32x3, fp16x3, wgmmafp16x3) to default-math calls. An
 // unknown value gives strict and sets `warning`.
 PrecisionClass precisionFrom(const char* env, std::string& warning);
 

@@ -86,8 +86,7 @@ const TargetConstraint* Config::violatedOn(const GpuSpec& gpu) const {
 }
 
 std::string Config::compileArch(const std::string& gpuArch) const {
-  const bool suffixed = !gpuArch.empty() && gpuArch.back() == 'a';
-  return family && family->archSpecific && !suffixed ? gpuArch + "a" : gpuArch;
+  return family && !family->onlyArch.empty() ? family->onlyArch : gpuArch;
 }
 
 std::vector<std::string> Config::kernelExpressions() const {

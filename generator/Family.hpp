@@ -81,9 +81,10 @@ struct Family {
   // every GPU gemmtune compiles for.
   bool libraryDefault = false;
   PrecisionClass precision = PrecisionClass::strict;  // gemmtune/Precision.hpp
-  // Compiled for the GPU's architecture-specific target (sm_90a: wgmma), whose code runs on that
-  // architecture only: Config::compileArch.
-  bool archSpecific = false;
+  // An architecture-specific NVRTC target ("sm_90a": wgmma) the family is always compiled for;
+  // its code runs on that architecture only (a target constraint keeps other GPUs away). Empty:
+  // compiled for the GPU's own arch (Config::compileArch).
+  std::string onlyArch;
   // Listing order among families (then by name): simpler families first.
   int order = 100;
   // Tests only: a family whose template lies outside templates/ supplies its source itself.
@@ -120,8 +121,7 @@ struct Config {
   // "sgemm_tiled_2d<64,64,8,true,false,false>": templateArguments(), then the form, then
   // TRANS_A and TRANS_B.
   std::string nameExpression() const;
-  // The NVRTC target for a GPU of `gpuArch` ("sm_90"): "sm_90a" where the family is
-  // archSpecific, else `gpuArch` itself (already suffixed: unchanged).
+  // The NVRTC target for a GPU of `gpuArch` ("sm_90"): the family's onlyArch where it has one.
   std::string compileArch(const std::string& gpuArch) const;
   // Every kernel of this configuration's program: the main one first, then the family's extras.
   std::vector<std::string> kernelExpressions() const;

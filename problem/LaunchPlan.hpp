@@ -34,7 +34,7 @@ struct KernelLaunch {
 };
 
 // Plans that need the workspace zeroed (split-K locks and counters) use at most its first
-// kZeroedWorkspaceBytes, and leave them zeroed; beyond them lies scratch (templates/cutlass_fp16x3.cu).
+// kZeroedWorkspaceBytes, and leave them zeroed; beyond them lies scratch (templates/fp16x3_passes.cuh).
 inline constexpr long long kZeroedWorkspaceBytes = 64LL << 20;
 
 // Grid y and z hold at most this many blocks on every GPU gemmtune runs on (x: 2^31 - 1). Plans

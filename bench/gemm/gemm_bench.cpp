@@ -8,7 +8,7 @@
 //
 // --precision (issue 29) is the most a column may run, as for Library::Options::precision:
 // strict (default) shows only FP32 FMA families, what a caller who allowed nothing more gets;
-// faithful adds the tensor-core families at FP32 accuracy (tf32x3, fp16x3) and, since their speed is only
+// faithful adds the tensor-core families at FP32 accuracy (tf32x3, fp16x3, wgmmafp16x3) and, since their speed is only
 // half the story, a second table per size: every verified column's error against an FP64 product
 // on three data sets beside cuBLAS SGEMM's (worker/FaithfulCheck.hpp). A faithful-class column
 // above cuBLAS's error is timed but flagged, and fails the run like a wrong result.
@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--precision", o.precisionText,
                  "The most a column may run, as Library::Options::precision: strict (FP32 FMA kernels only) or "
-                 "faithful (also tensor-core kernels at FP32 accuracy, tf32x3 and fp16x3; adds every column's error against "
+                 "faithful (also tensor-core kernels at FP32 accuracy, tf32x3, fp16x3 and wgmmafp16x3; adds every column's error against "
                  "FP64 beside cuBLAS's)")
       ->capture_default_str();
   app.add_option("--csv", o.csv, "Also write every row as CSV to this file (error figures empty under strict)");

@@ -43,7 +43,7 @@ Family wgmmaFamily() {
                   "tensor-core sums restart from zero every RESTART k tiles and are added in FP32 (sm_90a)";
   f.precision = PrecisionClass::faithful;
   f.order = 56;
-  f.archSpecific = true;
+  f.onlyArch = "sm_90a";
   f.params = {
       {"BM", "bm", {128, 256}, "rows of the C tile per block (two warpgroups of BM/2 rows)"},
       {"BN", "bn", {128, 256}, "columns of the C tile per block"},

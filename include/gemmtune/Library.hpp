@@ -119,7 +119,7 @@ class Library {
     bool measuredWinsOnly = false;
     // The arithmetic sgemm() may run (gemmtune/Precision.hpp). strict (the default): FP32 FMA
     // kernels only, never a tensor-core family's row, whatever is stored. faithful: also kernels
-    // that compute on tensor cores at FP32 accuracy (tf32x3, fp16x3), where they were tuned and are fastest.
+    // that compute on tensor cores at FP32 accuracy (tf32x3, fp16x3, wgmmafp16x3), where they were tuned and are fastest.
     PrecisionClass precision = PrecisionClass::strict;
   };
   explicit Library(const Options& options);

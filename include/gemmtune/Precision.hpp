@@ -9,7 +9,7 @@
 namespace gemmtune {
 
 // strict: FP32 multiply-adds on the SIMT pipes, as cuBLAS SGEMM in its default math (every family
-// but tf32x3 and fp16x3; the default everywhere). faithful: FP32 products emulated on tensor cores (3xTF32, 3xFP16) at
+// but tf32x3, fp16x3 and wgmmafp16x3; the default everywhere). faithful: FP32 products emulated on tensor cores (3xTF32, 3xFP16) at
 // about FP32 accuracy (every row verified as any other) — tuned with `tune --precision faithful`, served only where the caller
 // allows it (Library::Options::precision, `query --precision`). Ordered: a caller allowing a class
 // allows the ones before it.

@@ -1,0 +1,70 @@
+// The wgmmafp16x3 family (no GPU): fp16x3's eight launches around its own GEMM, whose grid is one
+// block per BM × BN tile in x (batches in z); compiled for sm_90a whatever the GPU asks, and kept
+// off every GPU but sm_90 by its target constraint and by `gemmtune ptx`.
+// Run: ctest -R WgmmaFp16x3
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "CliRunner.hpp"
+#include "FamilyPlans.hpp"
+#include "FamilyRegistry.hpp"
+#include "GpuProfiles.hpp"
+
+using namespace gemmtune;
+
+namespace {
+
+const char* kClassic = "wgmmafp16x3_bm128_bn256_sn64_st4_rs1_gr8";
+
+const GpuSpec& profile(const char* key) { return findGpuProfile(key)->spec; }
+
+GemmProblem problem(long long m, long long n, long long k, long long batch = 1) {
+  return GemmProblem::packed(GemmShape{m, n, k, Layout{}, batch});
+}
+
+}  // namespace
+
+TEST(WgmmaFp16x3, TheGemmRunsOneBlockPerTileBetweenTheFp16x3Passes) {
+  const Config c = FamilyRegistry::builtin().parseName(kClassic);
+  const LaunchPlan plan = planLaunch(c, problem(1000, 777, 300, 5));
+  ASSERT_TRUE(plan.runnable()) << plan.refusal;
+  std::vector<int> order;
+  for (const KernelLaunch& l : plan.launches) order.push_back(l.kernel);
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5, 6, 0, 7}));
+  const KernelLaunch& gemm = plan.mainLaunch();
+  EXPECT_EQ(gemm.grid.x, 8u * 4);  // 1000 rows in 128s, 777 columns (784 rounded to 8) in 256s
+  EXPECT_EQ(gemm.grid.y, 1u);
+  EXPECT_EQ(gemm.grid.z, 5u);
+  EXPECT_EQ(gemm.block.x, 256u);
+  EXPECT_EQ(gemm.dynamicSmemBytes, 4 * (128 + 256) * 128 + 1024);
+}
+
+TEST(WgmmaFp16x3, TilesBeyondGridXAreRefused) {
+  const Config c = FamilyRegistry::builtin().parseName(kClassic);
+  const LaunchPlan plan = planLaunch(c, problem(1LL << 30, 1LL << 30, 1));
+  EXPECT_FALSE(plan.runnable());
+  EXPECT_NE(plan.refusal.find("exceed the grid's x"), std::string::npos) << plan.refusal;
+}
+
+TEST(WgmmaFp16x3, CompiledForSm90aAndRunOnSm90Only) {
+  const Config c = FamilyRegistry::builtin().parseName(kClassic);
+  EXPECT_EQ(c.compileArch("sm_90"), "sm_90a");
+  EXPECT_EQ(FamilyRegistry::builtin().parseName("fp16x3_bm128_bn256_bk64_wm64_wn64_st4_sw4").compileArch("sm_90"),
+            "sm_90");
+  EXPECT_EQ(c.violatedOn(profile("h100")), nullptr);
+  for (const char* other : {"a100", "l4"}) {
+    const TargetConstraint* why = c.violatedOn(profile(other));
+    ASSERT_NE(why, nullptr) << other;
+    EXPECT_EQ(why->name, "wgmma");
+  }
+}
+
+TEST(WgmmaFp16x3, PtxForAnotherArchSaysWhichToUse) {
+  const auto r = test::runCli({"ptx", kClassic, "--arch", "sm_80", "--stats"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("wgmmafp16x3 runs on sm_90 GPUs only (its code is compiled for sm_90a): use --arch sm_90"),
+            std::string::npos)
+      << r.err;
+}
