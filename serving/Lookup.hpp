@@ -25,7 +25,8 @@
 // LookupPolicy::cublas (and no family asked), cuBLAS is the answer unless ours is predicted faster
 // by cublasMargin (1.25, below; cuBLAS losing a little where ours would have won costs less than
 // the reverse). Only programs anchored near the asked size compete, and a guarded form never
-// measured counts double (docs/design.md, "Unmeasured shapes"). The reason
+// measured counts double and a K-slice count never measured for its program 1.5 times
+// (docs/design.md, "Unmeasured shapes"). The reason
 // names both predictions. A layout or batch with no valid row at all is served the same way from
 // the rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
 // (nearest_size, the reason says which). `none` when nothing is valid.

@@ -32,6 +32,11 @@ constexpr double kAnchorSlack = 0.5;
 // time: guarded forms ran 1.4-1.8x slower than their unguarded rows on an H100 (partial tiles,
 // bounds checks), and a wrong pick costs more than a missed win.
 constexpr double kUnmeasuredGuardedPenalty = 2.0;
+// A launch variant never measured (another K-slice count than its row's) counts this many times
+// its predicted time: on an H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with
+// 2–8 slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the
+// model has no term for a short slice's pipeline fill and epilogue).
+constexpr double kUnmeasuredVariantPenalty = 1.5;
 
 }  // namespace
 
@@ -97,7 +102,9 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     }
     for (const Config& v : variants) {
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
-      const double formPenalty = unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0;
+      const bool unmeasuredVariant = &v != &variants.front();
+      const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
+                                 (unmeasuredVariant ? kUnmeasuredVariantPenalty : 1.0);
       const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {
@@ -128,7 +135,7 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
                   "programs in {} rows of {} tuned sizes{})",
                   out.instance, out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.programs,
                   pick.offered, pick.shapes,
-                  pick.scoreMs > pick.predictedMs ? "; counted double: a guarded form never measured" : "");
+                  pick.scoreMs > pick.predictedMs ? "; counted slower: a guarded form or K split never measured" : "");
   if (!policy_.cublas || !family.empty()) {
     out.reason = ours;
     return out;
