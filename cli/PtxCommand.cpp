@@ -113,20 +113,22 @@ int run(const PtxArgs& a, const CliContext& ctx) {
     throw UsageError(fmt::format("{} runs on {} GPUs only (its code is compiled for {}): use --arch {}", config.family->name,
                                  only.substr(0, only.size() - 1), only, only.substr(0, only.size() - 1)));
 
+  const std::string target = config.compileArch(arch);  // sm_90a for a family that only runs there
+
   Compiler compiler(ctx.compilerOptions());
   CompileResult r = compiler.compile(config, arch);
   if (!r.ok) {
     std::fprintf(stderr, "%s\n", r.log.c_str());
-    throw UsageError(fmt::format("{} failed to compile for {} (log above)", config.name(), arch));
+    throw UsageError(fmt::format("{} failed to compile for {} (log above)", config.name(), target));
   }
-  spdlog::debug("{} compiled for {}{}", config.name(), arch, r.fromCache ? " (cached)" : "");
+  spdlog::debug("{} compiled for {}{}", config.name(), target, r.fromCache ? " (cached)" : "");
 
-  if (!a.outDir.empty()) writeOutputs(a.outDir, config, arch, r);
+  if (!a.outDir.empty()) writeOutputs(a.outDir, config, target, r);
 
   std::string sass;
   if (a.sass) sass = disassemble(r.cubin);  // throws with a clear message when no tool exists
 
-  const Compiled compiled{config, r.arch, r, countPtx(r.ptx), readCubinKernelInfo(r.cubin, r.loweredName)};
+  const Compiled compiled{config, target, r, countPtx(r.ptx), readCubinKernelInfo(r.cubin, r.loweredName)};
   if (a.json) {
     nlohmann::json j = resourcesJson(compiled);
     if (!a.stats) j["ptx"] = r.ptx;

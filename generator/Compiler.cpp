@@ -46,7 +46,7 @@ CompileResult Compiler::compile(const Config& config, const std::string& gpuArch
   const std::string arch = config.compileArch(gpuArch);
   CompileUnit u;
   std::string key;
-  if (auto hit = fromCache(config, arch, u, key)) return *hit;
+  if (auto hit = fromCache(config, gpuArch, u, key)) return *hit;
   ++nvrtcCompiles_;
   if (!childProgram_.empty() && !cache_.dir().empty() && childrenWork_) {
     ChildCompile child = compileInChild(childProgram_, u, arch, cache_, key);
@@ -70,7 +70,7 @@ struct Compiler::Job {
 
 std::shared_future<CompileResult> Compiler::start(const Config& config, const std::string& arch, bool needed) {
   // One program per compile: configurations differing only in launch-only parameters share it.
-  std::string key = arch;
+  std::string key = config.compileArch(arch);
   for (const auto& e : config.kernelExpressions()) key += " " + e;
   if (needed && !cache_.dir().empty()) {
     {

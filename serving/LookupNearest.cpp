@@ -37,6 +37,18 @@ constexpr double kUnmeasuredGuardedPenalty = 2.0;
 // 2–8 slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the
 // model has no term for a short slice's pipeline fill and epilogue).
 constexpr double kUnmeasuredVariantPenalty = 1.5;
+// K slices shorter than this many k tiles (BK) are never offered: a slice that short spends its
+// time filling the pipeline and waiting its turn in the serial reduction. On an H100 the main
+// job's cutlass 64×256 row with 8 slices (measured at a long K) served 9×1592×45 and 29×1848×24
+// at 0.37–0.40× cuBLAS.
+constexpr long long kMinSliceTiles = 4;
+
+// Whether `v` cuts K into slices shorter than kMinSliceTiles k tiles.
+bool slicesTooShort(const Config& v, long long k) {
+  const int splitK = v.family->paramIndex("SPLITK"), bk = v.family->paramIndex("BK");
+  if (splitK < 0 || bk < 0 || v.values[splitK] <= 1) return false;
+  return (k + v.values[splitK] - 1) / v.values[splitK] < kMinSliceTiles * v.values[bk];
+}
 
 }  // namespace
 
@@ -101,6 +113,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       variants.push_back(std::move(v));
     }
     for (const Config& v : variants) {
+      if (slicesTooShort(v, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const bool unmeasuredVariant = &v != &variants.front();
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *

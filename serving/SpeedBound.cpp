@@ -10,7 +10,7 @@ namespace gemmtune::serving {
 std::string_view toString(PrecisionClass precision) {
   switch (precision) {
     case PrecisionClass::strict: return "strict FP32";
-    case PrecisionClass::faithful: return "faithful FP32 (3xTF32 on tensor cores)";
+    case PrecisionClass::faithful: return "faithful FP32 (three TF32 or FP16 products on tensor cores)";
   }
   return "strict FP32";
 }
@@ -41,11 +41,12 @@ std::optional<PeakRate> peakRate(const GpuSpec& gpu, PrecisionClass precision) {
                       fmt::format("{} SMs × {} FP32 lanes × 2 FLOP × {} MHz", gpu.smCount, lanes, gpu.clockKhz / 1000)};
     }
     case PrecisionClass::faithful: {
-      // Three TF32 products per FP32 multiply-add: a third of the tensor cores' rate.
-      const int flops = tf32FlopsPerSmClock(gpu.ccMajor, gpu.ccMinor);
+      // Three products per FP32 multiply-add, FP16 ones the fastest (fp16x3, wgmmafp16x3: twice
+      // TF32's rate): a third of the tensor cores' FP16 rate.
+      const int flops = 2 * tf32FlopsPerSmClock(gpu.ccMajor, gpu.ccMinor);
       if (gpu.smCount <= 0 || gpu.clockKhz <= 0 || flops == 0) return std::nullopt;
       return PeakRate{gpu.smCount * flops / 3.0 * gpu.clockKhz / 1e6,
-                      fmt::format("{} SMs × {} TF32 FLOP / 3 products × {} MHz", gpu.smCount, flops, gpu.clockKhz / 1000)};
+                      fmt::format("{} SMs × {} FP16 FLOP / 3 products × {} MHz", gpu.smCount, flops, gpu.clockKhz / 1000)};
     }
   }
   return std::nullopt;

@@ -34,7 +34,7 @@ __device__ __forceinline__ float gemmtune_half_float(gemmtune_half h) {
 }
 
 // Where each part of batch b lives in the workspace (bytes; 256-byte aligned regions, one batch's
-// after another, all past the zeroed prefix); generator/families/CutlassFp16x3.cpp sizes the
+// after another, all past the zeroed prefix); generator/Fp16x3Plan.cpp (fp16x3ScratchPerBatch) sizes the
 // workspace with the same formula.
 struct gemmtune_fp16x3_layout {
   static constexpr long long kPrefix = 64LL << 20;  // LaunchPlan.hpp's kZeroedWorkspaceBytes

@@ -79,7 +79,7 @@ struct gemmtune_wgmma_tiles {
   static constexpr int kSubN = BN / SN, kSubs = (kWM / 64) * kSubN;
   static constexpr int kStageBytes = (BM + BN) * kBK * 2;
   static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;  // + room to align the stages to 1024
-  static_assert(kWM % 64 == 0 && BN % SN == 0 && (SN == 64 || SN == 128), "sub-tiles of 64 × 64 or 64 × 128");
+  static_assert(kWM % 64 == 0 && BN % SN == 0 && (SN == 64 || SN == 128), "sub-tiles of 64 x 64 or 64 x 128");
   static_assert(kSubs == 1 || kSubs % 2 == 0, "the temporary sets alternate by sub-tile");
   static_assert(STAGES >= 3, "cp.async runs STAGES - 2 tiles ahead");
 };

@@ -264,3 +264,17 @@ TEST_F(ModelLookup, AnUnmeasuredKSplitCountsOneAndAHalf) {
   EXPECT_NE(fewTiles.reason.find("counted slower: a guarded form or K split never measured"), std::string::npos)
       << fewTiles.reason;
 }
+
+// K slices shorter than four k tiles are never offered: on an H100 a cutlass row measured with 8
+// slices at a long K served 9x1592x45 and 29x1848x24 at 0.37-0.40x cuBLAS.
+TEST_F(ModelLookup, KSlicesShorterThanFourKTilesAreNotOffered) {
+  addMs("cutlass_bm64_bn256_bk8_wm32_wn64_st3_sw4_sk8", 512, 512, 8192, 0.080);
+  Lookup lookup(store, present(), LookupPolicy{false, 1.0});
+  for (long long k : {24LL, 45LL, 250LL}) {
+    const auto r = lookup.best(gpu, {29, 1848, k});
+    ASSERT_TRUE(r.config) << r.reason;
+    EXPECT_LE((k + (*r.config)["SPLITK"] - 1) / (*r.config)["SPLITK"], k) << r.reason;
+    EXPECT_GE((k + (*r.config)["SPLITK"] - 1) / (*r.config)["SPLITK"], std::min(k, 32LL)) << "K " << k << ": " << r.reason;
+  }
+  EXPECT_EQ((*lookup.best(gpu, {29, 1848, 24}).config)["SPLITK"], 1);
+}

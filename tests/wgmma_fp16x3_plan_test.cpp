@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "CliRunner.hpp"
+#include "Compiler.hpp"
 #include "FamilyPlans.hpp"
 #include "FamilyRegistry.hpp"
 #include "GpuProfiles.hpp"
@@ -67,4 +68,33 @@ TEST(WgmmaFp16x3, PtxForAnotherArchSaysWhichToUse) {
   EXPECT_NE(r.err.find("wgmmafp16x3 runs on sm_90 GPUs only (its code is compiled for sm_90a): use --arch sm_90"),
             std::string::npos)
       << r.err;
+}
+
+// Values --params accepts outside the default domain get a named constraint, not a static_assert
+// from NVRTC (BM 64 and 192, SN 32 passed every constraint before).
+TEST(WgmmaFp16x3, ShapesTheTemplateRefusesAreConstraintViolations) {
+  for (const char* name : {"wgmmafp16x3_bm64_bn128_sn64_st4_rs1_gr8", "wgmmafp16x3_bm192_bn128_sn64_st4_rs1_gr8",
+                           "wgmmafp16x3_bm128_bn128_sn32_st4_rs1_gr8"}) {
+    try {
+      FamilyRegistry::builtin().parseName(name);
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("violates constraint wgmma_shapes"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Both kinds of run (one sub-tile whose chains span RESTART k tiles; several sub-tiles) compile
+// under NVRTC for sm_90a without a GPU.
+TEST(WgmmaFp16x3, CompilesForSm90aWithoutAGpu) {
+  Compiler compiler({{}, {}, 1});  // no disk cache: really compile, as the tuner asks for an sm_90 GPU
+  for (const char* name : {kClassic, "wgmmafp16x3_bm128_bn128_sn128_st4_rs4_gr8"}) {
+    const Config c = FamilyRegistry::builtin().parseName(name);
+    ASSERT_EQ(c.violated(), nullptr) << name;
+    const CompileResult r = compiler.compile(c, "sm_90");
+    ASSERT_TRUE(r.ok) << name << "\n" << r.log;
+    EXPECT_EQ(r.arch, "sm_90a");
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos) << name;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async"), std::string::npos) << name;
+  }
 }

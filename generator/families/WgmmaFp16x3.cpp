@@ -5,6 +5,7 @@
 // in FP32. Precision class `faithful`; compiled for sm_90a only (wgmma exists on no other GPU).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -25,10 +26,12 @@ int stagesBytes(const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * 12
 
 LaunchPlan wgmmaPlan(const Config& c, const GemmProblem& p) {
   Fp16x3Gemm gemm;
-  const long long tiles = (p.m + c["BM"] - 1) / c["BM"] * (((p.n + 7) / 8 * 8 + c["BN"] - 1) / c["BN"]);
+  // In double first: sizes the plan refuses later (beyond int) would overflow the product.
+  const double tiles = std::ceil(double(p.m) / c["BM"]) * std::ceil(double((p.n + 7) / 8 * 8) / c["BN"]);
   if (tiles > std::numeric_limits<int>::max())
-    gemm.refusal = fmt::format("{}: {} tiles of {}×{} exceed the grid's x", p.text(), tiles, c["BM"], c["BN"]);
-  gemm.grid = Dim3{static_cast<unsigned>(tiles), 1, 1};
+    gemm.refusal = fmt::format("{}: {:.0f} tiles of {}×{} exceed the grid's x", p.text(), tiles, c["BM"], c["BN"]);
+  const bool fits = tiles >= 1 && tiles <= std::numeric_limits<int>::max();  // malformed sizes: refused first
+  gemm.grid = Dim3{fits ? static_cast<unsigned>(tiles) : 0u, 1, 1};
   gemm.block = Dim3{kThreads, 1, 1};
   gemm.dynamicSmemBytes = stagesBytes(c);
   return fp16x3Plan(c, p, gemm);
@@ -54,6 +57,8 @@ Family wgmmaFamily() {
   };
   f.classic = std::vector<int>{128, 256, 64, 4, 1, 8};
   f.constraints = {
+      {"wgmma_shapes", "BM must be a multiple of 128 (two warpgroups of whole 64-row wgmmas) and SN 64 or 128",
+       [](const Config& c) { return c["BM"] % 128 == 0 && (c["SN"] == 64 || c["SN"] == 128); }},
       {"registers", "BM·BN/256 accumulators and two temporary sets of SN/2 must fit in 192 registers a thread",
        [](const Config& c) { return c["BM"] * c["BN"] / 256 + c["SN"] <= 192; }},
       {"sub_tiles", "BN must be a multiple of SN, and a warpgroup holds one sub-tile or an even number",
