@@ -88,8 +88,9 @@ struct Calibration {
   std::map<std::string, std::vector<std::pair<ProblemKey, bool>>> guardedAt;  // program: (problem, ran guarded)
 };
 
-// The lookup's two guards (serving/LookupNearest.cpp): programs anchored farther than the nearest
-// anchor plus this slack do not compete, and a guarded form never measured counts double.
+// Two of the lookup's guards (serving/LookupNearest.cpp): programs anchored farther than the nearest
+// anchor plus this slack do not compete, and a guarded form never measured counts double. (Not its
+// slice rules: this tool predates them, so its choices may differ from the lookup's there.)
 constexpr double kAnchorSlack = 0.5;
 constexpr double kUnmeasuredGuardedPenalty = 2.0;
 

@@ -24,9 +24,9 @@
 // "cublas" rows, never the baselines: those exist whatever --families) by the roofline; with
 // LookupPolicy::cublas (and no family asked), cuBLAS is the answer unless ours is predicted faster
 // by cublasMargin (1.25, below; cuBLAS losing a little where ours would have won costs less than
-// the reverse). Only programs anchored near the asked size compete, and a guarded form never
-// measured counts double and a K-slice count never measured for its program 1.5 times
-// (docs/design.md, "Unmeasured shapes"). The reason
+// the reverse). Only programs anchored near the asked size compete, K slices shorter than four k
+// tiles are not offered, a guarded form never measured counts double and more K slices than its
+// program was measured with 1.5 times (docs/design.md, "Unmeasured shapes"). The reason
 // names both predictions. A layout or batch with no valid row at all is served the same way from
 // the rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
 // (nearest_size, the reason says which). `none` when nothing is valid.
@@ -131,7 +131,7 @@ class Lookup {
     std::optional<Candidate> candidate;
     ProblemKey at;          // where its row was measured
     double predictedMs = 0;  // the family model's time here
-    double scoreMs = 0;      // predictedMs, doubled for a guarded form never measured: what ranks, what faces cuBLAS
+    double scoreMs = 0;      // predictedMs times the penalties (a guarded form, more K slices, than measured): what ranks, what faces cuBLAS
     int shapes = 0;         // sizes that offered rows
     int offered = 0;        // rows they offered
     int programs = 0;       // distinct programs among them

@@ -32,22 +32,30 @@ constexpr double kAnchorSlack = 0.5;
 // time: guarded forms ran 1.4-1.8x slower than their unguarded rows on an H100 (partial tiles,
 // bounds checks), and a wrong pick costs more than a missed win.
 constexpr double kUnmeasuredGuardedPenalty = 2.0;
-// A launch variant never measured (another K-slice count than its row's) counts this many times
-// its predicted time: on an H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with
-// 2–8 slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the
-// model has no term for a short slice's pipeline fill and epilogue).
-constexpr double kUnmeasuredVariantPenalty = 1.5;
-// K slices shorter than this many k tiles (BK) are never offered: a slice that short spends its
-// time filling the pipeline and waiting its turn in the serial reduction. On an H100 the main
-// job's cutlass 64×256 row with 8 slices (measured at a long K) served 9×1592×45 and 29×1848×24
-// at 0.37–0.40× cuBLAS.
+// A launch variant with more K slices than any row of its program was measured with counts this
+// many times its predicted time: on an H100, cutlass 64×128 rows measured unsliced at 1024³ were
+// picked with 2–8 slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at
+// 0.73–0.86× (the model has no term for a slice's pipeline fill and its share of the reduction).
+// Fewer slices than measured cost less of both: no penalty.
+constexpr double kMoreSlicesPenalty = 1.5;
+// K slices shorter than this many k tiles (BK; both splitting families give each slice whole
+// tiles) are never offered: a slice that short spends its time filling the pipeline and in the
+// reduction. On an H100 the main job's cutlass 64×256 row with 8 slices (measured at a long K)
+// served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
+
+// The K slices `c` runs (1 for a family without SPLITK).
+int slicesOf(const Config& c) {
+  const int i = c.family->paramIndex("SPLITK");
+  return i < 0 ? 1 : c.values[i];
+}
 
 // Whether `v` cuts K into slices shorter than kMinSliceTiles k tiles.
 bool slicesTooShort(const Config& v, long long k) {
-  const int splitK = v.family->paramIndex("SPLITK"), bk = v.family->paramIndex("BK");
-  if (splitK < 0 || bk < 0 || v.values[splitK] <= 1) return false;
-  return (k + v.values[splitK] - 1) / v.values[splitK] < kMinSliceTiles * v.values[bk];
+  const int slices = slicesOf(v), bk = v.family->paramIndex("BK");
+  if (slices <= 1 || bk < 0) return false;
+  const long long tiles = (k + v.values[bk] - 1) / v.values[bk];
+  return (tiles + slices - 1) / slices < kMinSliceTiles;
 }
 
 }  // namespace
@@ -73,6 +81,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   NearestPick pick;
   std::vector<Offered> offered;
   std::map<std::string, std::vector<Observation>> byProgram, byFamily;
+  std::map<std::string, int> mostSlices;  // per program: the most K slices a row of it was measured with
   for (const ProblemKey& size : sizes) {
     std::size_t taken = 0;
     for (const Candidate& c : validAt(reads, size, false)) {
@@ -83,6 +92,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
       byProgram[c.config.programKey()].push_back(offered.back().observation);
+      mostSlices[c.config.programKey()] = std::max(mostSlices[c.config.programKey()], slicesOf(c.config));
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -115,9 +125,8 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     for (const Config& v : variants) {
       if (slicesTooShort(v, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
-      const bool unmeasuredVariant = &v != &variants.front();
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
-                                 (unmeasuredVariant ? kUnmeasuredVariantPenalty : 1.0);
+                                 (slicesOf(v) > mostSlices[program] ? kMoreSlicesPenalty : 1.0);
       const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {
@@ -148,7 +157,7 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
                   "programs in {} rows of {} tuned sizes{})",
                   out.instance, out.predictedMs, out.medianMs, pick.at.m, pick.at.n, pick.at.k, pick.programs,
                   pick.offered, pick.shapes,
-                  pick.scoreMs > pick.predictedMs ? "; counted slower: a guarded form or K split never measured" : "");
+                  pick.scoreMs > pick.predictedMs ? "; counted slower: a guarded form, or more K slices, than measured" : "");
   if (!policy_.cublas || !family.empty()) {
     out.reason = ours;
     return out;

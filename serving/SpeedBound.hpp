@@ -25,7 +25,8 @@
 namespace gemmtune::serving {
 
 // The arithmetic a kernel's inner loop runs on (generator/Family.hpp), which sets the peak its rows
-// are held to: strict, the FP32 pipes; faithful (3xTF32), a third of the TF32 tensor-core rate.
+// are held to: strict, the FP32 pipes; faithful (three tensor-core products), a third of the FP16
+// tensor-core rate (twice TF32's: fp16x3 and wgmmafp16x3 multiply FP16 parts).
 using gemmtune::PrecisionClass;
 std::string_view toString(PrecisionClass precision);
 
