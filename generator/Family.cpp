@@ -12,6 +12,8 @@ int Family::paramIndex(const std::string& paramName) const {
   return -1;
 }
 
+bool Family::runsOn(const std::string& gpuArch) const { return onlyArch.empty() || gpuArch + "a" == onlyArch; }
+
 int Config::operator[](const std::string& paramName) const {
   int i = family->paramIndex(paramName);
   if (i < 0) throw std::out_of_range(fmt::format("{} has no parameter {}", family->name, paramName));

@@ -82,7 +82,7 @@ struct Family {
   bool libraryDefault = false;
   PrecisionClass precision = PrecisionClass::strict;  // gemmtune/Precision.hpp
   // An architecture-specific NVRTC target ("sm_90a": wgmma) the family is always compiled for;
-  // its code runs on that architecture only (a target constraint keeps other GPUs away). Empty:
+  // its code runs on that architecture only (runsOn; the family's target constraint asks it). Empty:
   // compiled for the GPU's own arch (Config::compileArch).
   std::string onlyArch;
   // Listing order among families (then by name): simpler families first.
@@ -91,6 +91,9 @@ struct Family {
   std::function<std::string()> templateText;
 
   int paramIndex(const std::string& paramName) const;  // -1 when absent
+  // Whether code compiled for this family runs on a GPU of `gpuArch` ("sm_90"): always without
+  // onlyArch, else only on onlyArch's architecture (sm_90a code on sm_90).
+  bool runsOn(const std::string& gpuArch) const;
 };
 
 struct Config {

@@ -36,8 +36,9 @@ std::string fp16x3Refusal(const GemmProblem& p) {
 
 }  // namespace
 
-LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, const Fp16x3Gemm& gemm) {
+LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, Fp16x3GridOf gridOf) {
   if (std::string why = fp16x3Refusal(p); !why.empty()) return LaunchPlan::refused(std::move(why));
+  const Fp16x3Grid gemm = gridOf(c, p, (p.n + 7) / 8 * 8);
   if (!gemm.refusal.empty()) return LaunchPlan::refused(gemm.refusal);
   if (p.batch > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches exceed the grid's {} in z", p.text(), p.batch, kMaxGridYZ));
@@ -64,7 +65,8 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, const Fp16x3Gemm& g
   LaunchPlan plan;
   plan.launches = passes(1, p.m, A::A, A::Lda);
   for (KernelLaunch& l : passes(4, np, A::B, A::Ldb)) plan.launches.push_back(std::move(l));
-  plan.launches.push_back({0, Dim3{gemm.grid.x, gemm.grid.y, batches}, gemm.block, gemm.dynamicSmemBytes,
+  plan.launches.push_back({0, Dim3{gemm.grid.x, gemm.grid.y, batches},
+                           Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1}, c.family->dynamicSmemBytes(c),
                            {A::M, A::N, A::K, A::Workspace}});
   plan.launches.push_back(
       {7, Dim3{static_cast<unsigned>((p.n + 1023) / 1024), static_cast<unsigned>(std::min<long long>((p.m + 7) / 8, kMaxGridYZ)), batches},

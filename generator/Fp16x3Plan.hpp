@@ -19,17 +19,19 @@ inline constexpr long long kFp16x3MaxScratchBytes = 16LL << 30;
 // (gemmtune_fp16x3_layout); -1 beyond kFp16x3MaxScratchBytes.
 long long fp16x3ScratchPerBatch(long long m, long long n, long long k);
 
-// The GEMM's grid and block, or why the family cannot run the problem.
-struct Fp16x3Gemm {
-  Dim3 grid, block;
-  int dynamicSmemBytes = 0;
+// The family's GEMM grid in x and y for `p`'s M rows and `np` columns (N rounded up to 8), or why
+// it cannot be launched. Asked only once the sizes are known to be ints.
+struct Fp16x3Grid {
+  Dim3 grid;
   std::string refusal;
 };
+using Fp16x3GridOf = Fp16x3Grid (*)(const Config& c, const GemmProblem& p, long long np);
 
-// The family's eight launches for `p` around `gemm` (its grid z is set to the batch count), or the
-// first refusal: malformed problems, sizes beyond int, unaligned operands, the GEMM's own, batches
-// beyond grid z, scratch beyond its limit, K beyond the split's grid.
-LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, const Fp16x3Gemm& gemm);
+// The family's eight launches for `p` (the GEMM: `gridOf`'s grid with the batches in z, the
+// family's threads and shared memory), or the first refusal: malformed problems, sizes beyond
+// int, unaligned operands, the GEMM's grid, batches beyond grid z, scratch beyond its limit, K
+// beyond the split's grid.
+LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, Fp16x3GridOf gridOf);
 
 // The names of kernels 1–7 for `c`'s layout.
 std::vector<std::string> fp16x3PassKernels(const Config& c);

@@ -96,11 +96,12 @@ struct gemmtune_fp16x3_lines {
   __device__ gemmtune_fp16x3_lines(const gemmtune_fp16x3_layout& w, int ld, const GemmtuneBatch& batch, const float* X,
                                    int* workspace) {
     using L = gemmtune_fp16x3_layout;
-    const float* unusedA = X;
-    const float* unusedB = X;
-    float* unusedC = nullptr;
-    gemmtune_select_batch(batch, static_cast<int>(blockIdx.z), unusedA, unusedB, unusedC);
-    x = IS_A ? unusedA : unusedB;
+    // X goes in as both operands; the batch moves it as A's or as B's (one place selects batches).
+    const float* asA = X;
+    const float* asB = X;
+    float* noC = nullptr;
+    gemmtune_select_batch(batch, static_cast<int>(blockIdx.z), asA, asB, noC);
+    x = IS_A ? asA : asB;
     lineStride = kContiguous ? ld : 1, kStride = kContiguous ? 1 : ld;
     lines = IS_A ? w.M : w.N, padded = IS_A ? w.M : w.Np;
     scales = L::at<float>(workspace, IS_A ? w.scaleA() : w.scaleB());

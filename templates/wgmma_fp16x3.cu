@@ -18,6 +18,9 @@
 // Tiles in groups of GROUP tile rows (L2 reuse), batches in grid z.
 #include "fp16x3_passes.cuh"
 
+// D (+)= A·B for one 64 × N × 16 step, A and B in shared memory (descriptors), D in this thread's
+// N/2 registers; SCALE_D 0 starts from zero. One wrapper per N: inline asm names every accumulator
+// register in its operand list, so N = 64 and N = 128 are two lists, not one template.
 template <int SCALE_D>
 __device__ __forceinline__ void gemmtune_wgmma_n64(float (&d)[32], unsigned long long a, unsigned long long b) {
   asm volatile(
@@ -73,12 +76,11 @@ __device__ __forceinline__ void gemmtune_wgmma_hold(float (&t)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(t[i])::"memory");
 }
 
+// A warpgroup's sub-tiles. The plan's shared memory (generator/families/WgmmaFp16x3.cpp) is
+// STAGES · gemmtune_wgmma_operands::kStageBytes + 1024 (room to align the stages to 1024).
 template <int BM, int BN, int SN, int STAGES>
 struct gemmtune_wgmma_tiles {
-  static constexpr int kThreads = 256, kBK = 64, kWM = BM / 2;
-  static constexpr int kSubN = BN / SN, kSubs = (kWM / 64) * kSubN;
-  static constexpr int kStageBytes = (BM + BN) * kBK * 2;
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;  // + room to align the stages to 1024
+  static constexpr int kWM = BM / 2, kSubs = (kWM / 64) * (BN / SN);
   static_assert(kWM % 64 == 0 && BN % SN == 0 && (SN == 64 || SN == 128), "sub-tiles of 64 x 64 or 64 x 128");
   static_assert(kSubs == 1 || kSubs % 2 == 0, "the temporary sets alternate by sub-tile");
   static_assert(STAGES >= 3, "cp.async runs STAGES - 2 tiles ahead");
@@ -143,7 +145,8 @@ struct gemmtune_wgmma_operands {
   const gemmtune_half *a, *b;
   int rowsA, rowsB, ldk;
   unsigned smem;  // 1024-byte aligned shared address of stage 0
-  __device__ unsigned stage(int kt) const { return smem + (kt % STAGES) * ((BM + BN) * 128); }
+  static constexpr int kStageBytes = (BM + BN) * 64 * 2;  // rows × 64 k of FP16
+  __device__ unsigned stage(int kt) const { return smem + (kt % STAGES) * kStageBytes; }
   __device__ void load(int kt) const { gemmtune_wgmma_load<BM, BN>(stage(kt), a, rowsA, b, rowsB, ldk, kt); }
 };
 

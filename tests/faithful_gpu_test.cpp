@@ -109,7 +109,7 @@ TEST_F(FaithfulGpu, Tf32x3PassesTheFaithfulChecksThroughTheWorker) {
                                  "wgmmafp16x3_bm128_bn256_sn64_st4_rs1_gr8", "wgmmafp16x3_bm128_bn128_sn128_st5_rs2_gr8",
                                  "wgmmafp16x3_bm256_bn128_sn64_st3_rs1_gr8"}) {
     const Config c = FamilyRegistry::builtin().parseName(name);
-    if (!c.family->onlyArch.empty() && client.info().arch + "a" != c.family->onlyArch) continue;  // wgmma: Hopper only
+    if (!c.family->runsOn(client.info().arch)) continue;  // wgmma: Hopper only
     const Problem p{2048, 2048, 2048};  // measured on an H100: 3.5x below cuBLAS SGEMM's error here
     CompileResult r = compiler.compile(c, client.info().arch);
     ASSERT_TRUE(r.ok) << r.log;
@@ -145,7 +145,7 @@ TEST_F(FaithfulGpu, Tf32x3KeepsInfWherePartnersHaveNoSmallPart) {
                                  "fp16x3_bm64_bn64_bk64_wm32_wn32_st3_sw4", "fp16x3_bm128_bn256_bk64_wm64_wn64_st4_sw4",
                                  "wgmmafp16x3_bm128_bn128_sn64_st3_rs1_gr8", "wgmmafp16x3_bm128_bn128_sn128_st4_rs4_gr8"}) {
     const Config c = FamilyRegistry::builtin().parseName(name);
-    if (!c.family->onlyArch.empty() && arch + "a" != c.family->onlyArch) continue;  // wgmma: Hopper only
+    if (!c.family->runsOn(arch)) continue;  // wgmma: Hopper only
     CompileResult r = compiler.compile(c, arch);
     ASSERT_TRUE(r.ok) << r.log;
     const GemmProblem problem = GemmProblem::packed(GemmShape{M, N, K});

@@ -4,6 +4,7 @@
 // Run: ctest -R WgmmaFp16x3
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -54,12 +55,28 @@ TEST(WgmmaFp16x3, CompiledForSm90aAndRunOnSm90Only) {
   EXPECT_EQ(c.compileArch("sm_90"), "sm_90a");
   EXPECT_EQ(FamilyRegistry::builtin().parseName("fp16x3_bm128_bn256_bk64_wm64_wn64_st4_sw4").compileArch("sm_90"),
             "sm_90");
+  EXPECT_TRUE(c.family->runsOn("sm_90"));
+  EXPECT_FALSE(c.family->runsOn("sm_100"));
+  EXPECT_TRUE(FamilyRegistry::builtin().get("fp16x3").runsOn("sm_100"));  // no onlyArch: anywhere
   EXPECT_EQ(c.violatedOn(profile("h100")), nullptr);
+  EXPECT_EQ(c.violatedOn(profile("h200")), nullptr);
   for (const char* other : {"a100", "l4"}) {
     const TargetConstraint* why = c.violatedOn(profile(other));
     ASSERT_NE(why, nullptr) << other;
     EXPECT_EQ(why->name, "wgmma");
   }
+}
+
+// The files `ptx -o` writes are named by the target they hold (sm_90a), not by the GPU asked for.
+TEST(WgmmaFp16x3, PtxFilesAreNamedByTheCompiledTarget) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gemmtune-wgmma-ptx-test";
+  std::filesystem::remove_all(dir);
+  const auto r = test::runCli({"ptx", kClassic, "--arch", "sm_90", "-o", dir.string(), "--no-cache"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / (std::string(kClassic) + ".sm_90a.ptx")));
+  EXPECT_TRUE(std::filesystem::exists(dir / (std::string(kClassic) + ".sm_90a.cubin")));
+  EXPECT_FALSE(std::filesystem::exists(dir / (std::string(kClassic) + ".sm_90.ptx")));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(WgmmaFp16x3, PtxForAnotherArchSaysWhichToUse) {

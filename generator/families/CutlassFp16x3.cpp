@@ -19,14 +19,10 @@ namespace {
 
 constexpr int kHalfsPerAccess = 8;
 
-LaunchPlan fp16x3CutlassPlan(const Config& c, const GemmProblem& p) {
-  Fp16x3Gemm gemm;
-  const CutlassGrid tiles = cutlassGrid(c, p, (p.n + 7) / 8 * 8);
-  gemm.refusal = tiles.refusal;
-  gemm.grid = Dim3{tiles.x, tiles.y, 1};
-  gemm.block = Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1};
-  gemm.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
-  return fp16x3Plan(c, p, gemm);
+// CUTLASS's swizzled grid over the product's Np columns.
+Fp16x3Grid swizzledGrid(const Config& c, const GemmProblem& p, long long np) {
+  const CutlassGrid tiles = cutlassGrid(c, p, np);
+  return {Dim3{tiles.x, tiles.y, 1}, tiles.refusal};
 }
 
 Family fp16x3Family() {
@@ -65,7 +61,7 @@ Family fp16x3Family() {
   addCutlassKernelTraits(f, kHalfsPerAccess, 2);
   f.headers.push_back("fp16x3_passes.cuh");
   f.extraKernels = fp16x3PassKernels;
-  f.plan = fp16x3CutlassPlan;
+  f.plan = [](const Config& c, const GemmProblem& p) { return fp16x3Plan(c, p, swizzledGrid); };
   return f;
 }
 

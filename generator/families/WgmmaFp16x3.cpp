@@ -5,7 +5,6 @@
 // in FP32. Precision class `faithful`; compiled for sm_90a only (wgmma exists on no other GPU).
 #include <fmt/format.h>
 
-#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -24,17 +23,12 @@ int subTiles(const Config& c) { return (c["BM"] / 128) * (c["BN"] / c["SN"]); }
 // Stages of (BM + BN) rows × 64 k of FP16, and 1024 bytes to align them (the swizzle's period).
 int stagesBytes(const Config& c) { return c["STAGES"] * (c["BM"] + c["BN"]) * 128 + 1024; }
 
-LaunchPlan wgmmaPlan(const Config& c, const GemmProblem& p) {
-  Fp16x3Gemm gemm;
-  // In double first: sizes the plan refuses later (beyond int) would overflow the product.
-  const double tiles = std::ceil(double(p.m) / c["BM"]) * std::ceil(double((p.n + 7) / 8 * 8) / c["BN"]);
+// One block per BM × BN tile in x (the template walks them in groups of GROUP tile rows).
+Fp16x3Grid tileGrid(const Config& c, const GemmProblem& p, long long np) {
+  const long long tiles = (p.m + c["BM"] - 1) / c["BM"] * ((np + c["BN"] - 1) / c["BN"]);  // int sizes: no overflow
   if (tiles > std::numeric_limits<int>::max())
-    gemm.refusal = fmt::format("{}: {:.0f} tiles of {}×{} exceed the grid's x", p.text(), tiles, c["BM"], c["BN"]);
-  const bool fits = tiles >= 1 && tiles <= std::numeric_limits<int>::max();  // malformed sizes: refused first
-  gemm.grid = Dim3{fits ? static_cast<unsigned>(tiles) : 0u, 1, 1};
-  gemm.block = Dim3{kThreads, 1, 1};
-  gemm.dynamicSmemBytes = stagesBytes(c);
-  return fp16x3Plan(c, p, gemm);
+    return {Dim3{}, fmt::format("{}: {} tiles of {}×{} exceed the grid's x", p.text(), tiles, c["BM"], c["BN"])};
+  return {Dim3{static_cast<unsigned>(tiles), 1, 1}, ""};
 }
 
 Family wgmmaFamily() {
@@ -70,14 +64,14 @@ Family wgmmaFamily() {
   };
   f.targetConstraints = {
       {"wgmma", "wgmma needs an sm_90 GPU (Hopper); its code is compiled for sm_90a and runs there only",
-       [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor == 9 && gpu.ccMinor == 0; }},
+       [](const Config& c, const GpuSpec& gpu) { return c.family->runsOn(gpu.arch()); }},
   };
   f.headers = {"fp16x3_passes.cuh", "batch.cuh"};
   f.threadsPerBlock = [](const Config&) { return kThreads; };
   f.dynamicSmemBytes = stagesBytes;
   f.staticSmemBytes = [](const Config&) { return 0; };
   f.extraKernels = fp16x3PassKernels;
-  f.plan = wgmmaPlan;
+  f.plan = [](const Config& c, const GemmProblem& p) { return fp16x3Plan(c, p, tileGrid); };
   return f;
 }
 
