@@ -392,7 +392,7 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
                   "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT (shards never overlap; together they cover the sweep)");
   sub->add_flag("--no-basis", a->noBasis,
                 "Skip the basis: after the sizes, each family's finalists are timed on ten built-in shapes (skinny "
-                "M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 15 % of the run's "
+                "M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 12 % of the run's "
                 "time, so that shapes nobody tuned are chosen from measurements (not run with --shapes, --mnk, --seen, "
                 "--shard)");
   sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");

@@ -30,8 +30,9 @@ double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRate
   else  // nothing known of the launch: the work at the peak
     compute = double(std::max(1LL, g.blocks)) * blockFlops / (smRate * std::max(1, m.smCount));
   if (!timed) return compute;
-  const double memory = m.dramGBps > 0 ? (compulsoryBytes(p) + g.partialBytes) / (m.dramGBps * 1e6) : 0;
-  return std::max(compute, memory) + m.launchOverheadMs;
+  const double memory = m.dramGBps > 0 ? compulsoryBytes(p) / (m.dramGBps * 1e6) : 0;
+  const double reduction = m.dramGBps > 0 ? g.partialBytes / (m.dramGBps * 1e6) : 0;
+  return std::max(compute, memory) + reduction + m.launchOverheadMs;
 }
 
 double rooflineMs(const db::ProblemKey& p, const MachineRates& m) {

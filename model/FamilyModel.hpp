@@ -3,9 +3,11 @@
 // by the measured rows of the same configuration and family. The lookup picks an unmeasured
 // shape's kernel (and split-K) with it; bench/model_error reports its error on held-out rows.
 //
-//   raw(p) = max(compute, memory) + launch overhead
-//     compute = launchCost(blocks, residency, SMs) · 2·BM·BN·⌈K/slices⌉ / (peak / SMs)
-//     memory  = (4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch + split-K partial bytes) / DRAM bandwidth
+//   raw(p) = max(compute, memory) + reduction + launch overhead
+//     compute   = launchCost(blocks, residency, SMs) · 2·BM·BN·⌈K/slices⌉ / (peak / SMs)
+//     memory    = 4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch / DRAM bandwidth
+//     reduction = split-K partial bytes / DRAM bandwidth: the slices' sums are combined after
+//                 their arithmetic (serially, through C or a workspace), not under it
 //   predicted(p) = raw(p) · measured(a)/raw(a) · correction
 // where a is the configuration's measured problem nearest p (SizeDistance), and correction is the
 // family's median measured/raw ratio at its measured problem nearest p over that at a (1 when the

@@ -113,6 +113,30 @@ TEST(dbLookupModelRule, ASkinnyLongKShapeWithFewTilesIsFasterSplit) {
   EXPECT_GT(split->partialBytes, 2.0 * 8 * 16 * 1024 * 4);  // the partial tiles, written and read
 }
 
+// The split's reduction runs after the slices' arithmetic (cutlass: each later slice reads and
+// writes C in turn; thin: a pass over the partials), so its traffic adds to a compute-bound launch
+// instead of hiding under it. With max(compute, memory + partials), cutlass rows measured at
+// 1024^3 were predicted faster with 2-8 slices at 3583x2736x1496 and similar mid-size shapes,
+// and ran at 0.65-0.88x cuBLAS on an H100; adding it took cutlass's held-out error from 20 % to 13 %.
+TEST(dbLookupModelRule, TheReductionOfKSlicesAddsToAComputeBoundLaunch) {
+  const MachineRates h100 = machineRatesOf(clockedGpu());
+  const ProblemKey big{3584, 2688, 1536};
+  KernelGeometry g;
+  g.blocks = 28 * 21;
+  g.residency = Residency{1, 8};
+  g.tileM = 128;
+  g.tileN = 128;
+  const double unsplit = rawMs(big, g, h100);
+  ASSERT_GT(unsplit, compulsoryBytes(big) / (h100.dramGBps * 1e6));  // compute-bound
+  g.blocks *= 2;
+  g.slices = 2;
+  g.partialBytes = 2.0 * 4 * 3584.0 * 2688;
+  const double splitArithmetic = launchCost(g.blocks, g.residency, h100.smCount) * 2.0 * 128 * 128 * 768 /
+                                 (h100.peakGflops / h100.smCount * 1e6);
+  EXPECT_NEAR(rawMs(big, g, h100), splitArithmetic + g.partialBytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs,
+              1e-12);
+}
+
 // The tile comes from the family's plan, for every family: smem's parameter is BLOCKSIZE, and a
 // model that guessed the tile from parameter names priced smem_bs16 at 4096³ as 1×4096 tiles
 // (16× the work per block; found in review), cutlass's from BM/BN, with its K slices.

@@ -2,7 +2,7 @@
 // requested sizes (TuningEngine, tuner/engine/BasisRun), so that the lookup's per-family model has
 // measured rows of every family in every regime (issue 28: a database of square sizes alone never
 // let `thin` be chosen for a skinny shape, nor split-K where few tiles leave SMs idle). Small
-// problems on purpose: the basis gets at most 15 % of the run's wall time.
+// problems on purpose: the basis gets at most 12 % of the run's wall time.
 #pragma once
 
 #include <string>

@@ -34,8 +34,9 @@ struct TuneOptions {
   // The CLI turns it off for --no-basis, --shapes, --mnk and --shard.
   bool basis = true;
   // Of the whole run: the basis gets share/(1-share) of the time the sizes took; 1 or more: no
-  // limit (tests).
-  double basisShare = 0.15;
+  // limit (tests). 12 %, not the 15 % issue 28 allows: at 15 % the H100's main job took 196-204 s
+  // cold against its 200 s bound, its basis 27-29 s of it; 12 % gives each of the ten shapes 2.3 s.
+  double basisShare = 0.12;
   FilterOptions filter;
   // First-pass timing of each candidate: cheap, because the GPU is already warm from the
   // previous candidate and the finalists are re-timed interleaved anyway.
