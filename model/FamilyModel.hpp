@@ -7,7 +7,8 @@
 //     compute   = launchCost(blocks, residency, SMs) · 2·BM·BN·⌈K/slices⌉ / (peak / SMs)
 //     memory    = 4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch / DRAM bandwidth
 //     reduction = split-K partial bytes / DRAM bandwidth: the slices' sums are combined after
-//                 their arithmetic (serially, through C or a workspace), not under it
+//                 their arithmetic, not under it (cutlass: each later slice reads and writes C
+//                 in turn; thin: the last block of a tile adds every slice's partial tile)
 //   predicted(p) = raw(p) · measured(a)/raw(a) · correction
 // where a is the configuration's measured problem nearest p (SizeDistance), and correction is the
 // family's median measured/raw ratio at its measured problem nearest p over that at a (1 when the
