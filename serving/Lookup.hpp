@@ -63,7 +63,7 @@ std::string_view toString(MatchQuality quality);
 struct LookupPolicy {
   bool cublas = true;          // false: gemmtune's kernels only (Library::Options, `tune --families`)
   // Unmeasured shapes: ours must be predicted this many times faster than cuBLAS. 1.25: the family
-  // model's median error on held-out rows was 21 % on an H100 (bench/model_error; 17 % since the
+  // model's median error on held-out rows was 20-21 % on an H100 (bench/model_error; 17 % since the
   // split-K reduction is added to the arithmetic rather than hidden under it), and on 78 random
   // shapes the main job never measured 1.10 still let thin picks run at 0.76x cuBLAS.
   double cublasMargin = 1.25;
