@@ -18,6 +18,16 @@ double dramGBps(int memClockKhz, int memBusWidthBits) {
   return 2.0 * double(memClockKhz) * 1e3 * double(memBusWidthBits) / 8.0 / 1e9;
 }
 
+namespace {
+// A block's k loop cannot run faster than its loads arrive: about 15 ns per element of K (0.5 µs
+// per 32-deep k tile, a global load's round trip with one tile in flight). It binds only where a
+// block has little arithmetic per k step (small tiles: thin at tiny M and N over a long K, which
+// ran 2-3x slower on an H100 than their flops at the peak predicted). Chosen on two main jobs' rows
+// and exact rows at 78 untuned shapes (bench/model_error): 10-15 ns lowered the error on both,
+// 30 ns raised it on one.
+constexpr double kLatencyMsPerK = 15e-6;
+}  // namespace
+
 double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
   const long long slices = std::max(1, g.slices);
   const double blockFlops = 2.0 * double(g.tileM) * double(g.tileN) * double((p.k + slices - 1) / slices);
@@ -30,6 +40,10 @@ double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRate
   else  // nothing known of the launch: the work at the peak
     compute = double(std::max(1LL, g.blocks)) * blockFlops / (smRate * std::max(1, m.smCount));
   if (!timed) return compute;
+  if (g.blocks > 0 && g.residency.blocksPerSm > 0) {  // every wave at least its blocks' k loop
+    const double waves = std::ceil(double(g.blocks) / (double(m.smCount) * g.residency.blocksPerSm));
+    compute = std::max(compute, waves * double((p.k + slices - 1) / slices) * kLatencyMsPerK);
+  }
   const double memory = m.dramGBps > 0 ? compulsoryBytes(p) / (m.dramGBps * 1e6) : 0;
   const double reduction = m.dramGBps > 0 ? g.partialBytes / (m.dramGBps * 1e6) : 0;
   return std::max(compute, memory) + reduction + m.launchOverheadMs;

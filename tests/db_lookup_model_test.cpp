@@ -78,15 +78,35 @@ TEST(dbLookupModelRule, AGemvIsPricedByDramBandwidth) {
   ASSERT_NEAR(h100.peakGflops, 66908, 1);
   const ProblemKey gemv{4096, 1, 4096};
   KernelGeometry g;
-  g.blocks = 512;
+  g.blocks = 64 * 16;  // 64-row tiles, 16 K slices of 256
   g.residency = Residency{8, 2};
-  g.tileM = 8;
+  g.tileM = 64;
   g.tileN = 8;
-  // A read once (64 MiB) dominates: 20 µs of DRAM against well under 1 µs of arithmetic.
+  g.slices = 16;
+  // A read once (64 MiB) dominates: 20 µs of DRAM against 4 µs for one wave's 256-deep k loops and
+  // well under 1 µs of arithmetic.
   const double bytes = 4.0 * (4096.0 * 4096 + 4096 + 2 * 4096);
   EXPECT_DOUBLE_EQ(compulsoryBytes(gemv), bytes);
   EXPECT_NEAR(rawMs(gemv, g, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
   EXPECT_NEAR(rooflineMs(gemv, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
+}
+
+// One small tile over a long K (5x13x2098, thin's 8x32 tile unsliced): a few MFLOP and 150 KB,
+// yet the block walks 2098 steps of K one load after another. Priced by the k loop (15 ns a step),
+// not by the arithmetic at the peak: without it the model put such launches at a third of what
+// they ran on an H100 and served these shapes with 16 K slices at 0.4-0.6x cuBLAS.
+TEST(dbLookupModelRule, ASmallTileOverALongKIsPricedByItsKLoop) {
+  const MachineRates h100 = machineRatesOf(clockedGpu());
+  const ProblemKey tiny{5, 13, 2098};
+  KernelGeometry g;
+  g.blocks = 1;
+  g.residency = Residency{8, 2};
+  g.tileM = 8;
+  g.tileN = 32;
+  EXPECT_NEAR(rawMs(tiny, g, h100), 2098 * 15e-6 + h100.launchOverheadMs, 1e-12);
+  g.blocks = 8;  // 8 slices: one wave of 263-deep k loops
+  g.slices = 8;
+  EXPECT_NEAR(rawMs(tiny, g, h100), 263 * 15e-6 + h100.launchOverheadMs, 1e-12);
 }
 
 // 16x1024x8192 with 16×64 tiles: 16 tiles on 132 SMs. Unsplit, each block runs the whole K alone;
