@@ -20,11 +20,12 @@ double dramGBps(int memClockKhz, int memBusWidthBits) {
 
 namespace {
 // A block's k loop cannot run faster than its loads arrive: about 15 ns per element of K (0.5 µs
-// per 32-deep k tile, a global load's round trip with one tile in flight). It binds only where a
-// block has little arithmetic per k step (small tiles: thin at tiny M and N over a long K, which
-// ran 2-3x slower on an H100 than their flops at the peak predicted). Chosen on two main jobs' rows
-// and exact rows at 78 untuned shapes (bench/model_error): 10-15 ns lowered the error on both,
-// 30 ns raised it on one.
+// per 32-deep k tile, about a global load's round trip; an empirical constant, blind to the
+// pipeline's stages). It binds only where a block has little arithmetic per k step (small tiles:
+// thin at tiny M and N over a long K, which ran 2-3x slower on an H100 than the model said).
+// Chosen on the fa34ebd main job's rows and exact rows at 78 untuned shapes (bench/model_error;
+// the 2026-11-26 main job held out): 10-15 ns lowered the error on both, 30 ns raised it on one.
+// Without a known residency (blocks per SM) there is no wave count and no floor.
 constexpr double kLatencyMsPerK = 15e-6;
 }  // namespace
 

@@ -81,6 +81,8 @@ for step in "${steps[@]}"; do
       if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
          timeout "$(capped 600)" cmake --build "$build" --parallel "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$out/build.log" 2>&1; then
         note build "ok ($(elapsed $t0))"
+        # Tests that passed on other binaries do not count for these (GPU_TESTS_RESUME below).
+        grep -q 'ninja: no work to do' "$out/build.log" || rm -f "$build/gpu-tests-passed.txt"
       else
         tail -30 "$out/configure.log" "$out/build.log"
         note build "FAILED (see build.log)"
@@ -100,13 +102,17 @@ for step in "${steps[@]}"; do
       # tests that passed stay in $build, and GPU_TESTS_RESUME=1 on the next call (the same warm
       # machine) runs only the others.
       passed="$build/gpu-tests-passed.txt"
-      [ -n "${GPU_TESTS_RESUME:-}" ] || rm -f "$passed"
-      skip=$([ -s "$passed" ] && sed 's/[.]/\\./g' "$passed" | paste -sd'|')
+      [ "${GPU_TESTS_RESUME:-0}" = 1 ] || rm -f "$passed"
+      skip=$([ -s "$passed" ] && sed 's/[][\\.*^$+?(){}|]/\\&/g' "$passed" | paste -sd'|')
       (cd "$build" && timeout "$(capped "${GPU_TESTS_TIMEOUT:-900}")" ctest --no-tests=error -L gpu -R "${GPU_TESTS_REGEX:-.}" \
         ${skip:+-E "^(${skip})\$"} --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
       before=$([ -s "$passed" ] && wc -l <"$passed" || echo 0)
       sed -nE 's/.*Test +#[0-9]+: ([^ ]+) \.+ +Passed.*/\1/p' "$out/ctest-gpu.log" >>"$passed"
-      note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1 || echo 'cut short:'); $(wc -l <"$passed") passed over the calls ($before before this one) ($(elapsed $t0))"
+      if [ -n "$skip" ] && grep -q 'No tests were found' "$out/ctest-gpu.log"; then
+        note gpu-tests "none left: all $(wc -l <"$passed") passed in earlier calls"
+      else
+        note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1 || echo 'cut short:'); $(wc -l <"$passed") passed over the calls ($before before this one) ($(elapsed $t0))"
+      fi
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
     compile-bench)

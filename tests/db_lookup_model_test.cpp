@@ -83,18 +83,19 @@ TEST(dbLookupModelRule, AGemvIsPricedByDramBandwidth) {
   g.tileM = 64;
   g.tileN = 8;
   g.slices = 16;
-  // A read once (64 MiB) dominates: 20 µs of DRAM against 4 µs for one wave's 256-deep k loops and
-  // well under 1 µs of arithmetic.
+  // A read once (64 MiB) dominates: 20 µs of DRAM against about 4 µs each for the arithmetic (one
+  // wave of 8 blocks per SM) and the 256-deep k loops. Unsplit, the 4096-deep k loop (61 µs) would
+  // bind instead: a GEMV is memory-bound only with K split.
   const double bytes = 4.0 * (4096.0 * 4096 + 4096 + 2 * 4096);
   EXPECT_DOUBLE_EQ(compulsoryBytes(gemv), bytes);
   EXPECT_NEAR(rawMs(gemv, g, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
   EXPECT_NEAR(rooflineMs(gemv, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
 }
 
-// One small tile over a long K (5x13x2098, thin's 8x32 tile unsliced): a few MFLOP and 150 KB,
+// One small tile over a long K (5x13x2098, thin's 8x32 tile unsliced): about 1 MFLOP and 150 KB,
 // yet the block walks 2098 steps of K one load after another. Priced by the k loop (15 ns a step),
-// not by the arithmetic at the peak: without it the model put such launches at a third of what
-// they ran on an H100 and served these shapes with 16 K slices at 0.4-0.6x cuBLAS.
+// not by the arithmetic at the peak: without it such launches ran 2-3x slower on an H100 than the
+// model said, and it served these shapes with 16 K slices at 0.4-0.6x cuBLAS.
 TEST(dbLookupModelRule, ASmallTileOverALongKIsPricedByItsKLoop) {
   const MachineRates h100 = machineRatesOf(clockedGpu());
   const ProblemKey tiny{5, 13, 2098};
