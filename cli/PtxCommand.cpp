@@ -109,9 +109,9 @@ int run(const PtxArgs& a, const CliContext& ctx) {
   Config config = configOf(a);
   std::string arch = a.arch.empty() ? defaultArch() : a.arch;
   NvrtcCompiler::checkArch(arch);
-  if (const std::string& only = config.family->onlyArch; !config.family->runsOn(arch))
-    throw UsageError(fmt::format("{} runs on {} GPUs only (its code is compiled for {}): use --arch {}", config.family->name,
-                                 only.substr(0, only.size() - 1), only, only.substr(0, only.size() - 1)));
+  if (const Family& f = *config.family; !f.runsOn(arch))
+    throw UsageError(fmt::format("{} runs on {} GPUs only (its code is compiled for {}): use --arch {}", f.name,
+                                 f.onlyGpuArch(), f.onlyArch, f.onlyGpuArch()));
 
   const std::string target = config.compileArch(arch);  // sm_90a for a family that only runs there
 

@@ -130,6 +130,7 @@ LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidt
   plan.launches.push_back(std::move(k));
   plan.tileM = c["BM"];
   plan.tileN = c["BN"];
+  plan.tileK = c["BK"];
   plan.kSlices = static_cast<int>(slices);
   // Serial split-K: one lock per C tile of each batch, batch b's at b·tiles_m·tiles_n, each
   // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the

@@ -12,7 +12,10 @@ int Family::paramIndex(const std::string& paramName) const {
   return -1;
 }
 
-bool Family::runsOn(const std::string& gpuArch) const { return onlyArch.empty() || gpuArch + "a" == onlyArch; }
+// An architecture-specific target is the GPU's arch with a feature suffix: "sm_90a", "sm_100a".
+std::string Family::onlyGpuArch() const { return onlyArch.empty() ? "" : onlyArch.substr(0, onlyArch.size() - 1); }
+
+bool Family::runsOn(const std::string& gpuArch) const { return onlyArch.empty() || gpuArch == onlyGpuArch(); }
 
 int Config::operator[](const std::string& paramName) const {
   int i = family->paramIndex(paramName);

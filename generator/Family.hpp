@@ -91,8 +91,10 @@ struct Family {
   std::function<std::string()> templateText;
 
   int paramIndex(const std::string& paramName) const;  // -1 when absent
+  // The GPU architecture onlyArch's code runs on ("sm_90" for "sm_90a"); empty without onlyArch.
+  std::string onlyGpuArch() const;
   // Whether code compiled for this family runs on a GPU of `gpuArch` ("sm_90"): always without
-  // onlyArch, else only on onlyArch's architecture (sm_90a code on sm_90).
+  // onlyArch, else only on onlyGpuArch().
   bool runsOn(const std::string& gpuArch) const;
 };
 

@@ -51,6 +51,7 @@ LaunchPlan tiledPlan(const Config& config, const GemmProblem& p, const TiledGeom
   plan.launches.push_back(std::move(k));
   plan.tileM = g.tileM;
   plan.tileN = g.tileN;
+  plan.tileK = g.tileK;
   return plan;
 }
 

@@ -9,8 +9,20 @@
 
 namespace gemmtune {
 
+namespace {
+
+// The padded sizes the passes work in, as gemmtune_fp16x3_layout pads them
+// (templates/fp16x3_passes.cuh): N to whole 8-column mma tiles, K to whole 64-deep split tiles,
+// and the k chunks (of 512, at most 64) the maxima pass reads.
+struct PaddedSizes {
+  long long np, kp, chunks;
+};
+PaddedSizes paddedSizes(long long n, long long k) { return {(n + 7) / 8 * 8, (k + 63) / 64 * 64, std::min(64LL, (k + 511) / 512)}; }
+
+}  // namespace
+
 long long fp16x3ScratchPerBatch(long long m, long long n, long long k) {
-  const long long np = (n + 7) / 8 * 8, kp = (k + 63) / 64 * 64, chunks = std::min(64LL, (k + 511) / 512);
+  const auto [np, kp, chunks] = paddedSizes(n, k);
   // Judged in double first: sizes near int's limit would overflow the exact sum.
   const double approx = 6.0 * kp * (static_cast<double>(m) + np) + 4.0 * static_cast<double>(m) * np;
   if (approx > static_cast<double>(kFp16x3MaxScratchBytes)) return -1;
@@ -26,8 +38,8 @@ namespace {
 std::string fp16x3Refusal(const GemmProblem& p) {
   if (std::string why = malformedProblem(p); !why.empty()) return why;
   constexpr long long kIntMax = std::numeric_limits<int>::max();
-  const long long kp = (p.k + 63) / 64 * 64, np = (p.n + 7) / 8 * 8;
-  if (p.m > kIntMax || np > kIntMax || 3 * kp > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
+  const PaddedSizes padded = paddedSizes(p.n, p.k);
+  if (p.m > kIntMax || padded.np > kIntMax || 3 * padded.kp > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
     return fmt::format("{}: sizes and leading dimensions are passed as int", p.text());
   if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
     return fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text());
@@ -38,7 +50,8 @@ std::string fp16x3Refusal(const GemmProblem& p) {
 
 LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, Fp16x3GridOf gridOf) {
   if (std::string why = fp16x3Refusal(p); !why.empty()) return LaunchPlan::refused(std::move(why));
-  const Fp16x3Grid gemm = gridOf(c, p, (p.n + 7) / 8 * 8);
+  const auto [np, kp, chunkCount] = paddedSizes(p.n, p.k);
+  const Fp16x3Grid gemm = gridOf(c, p, np);
   if (!gemm.refusal.empty()) return LaunchPlan::refused(gemm.refusal);
   if (p.batch > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches exceed the grid's {} in z", p.text(), p.batch, kMaxGridYZ));
@@ -46,14 +59,13 @@ LaunchPlan fp16x3Plan(const Config& c, const GemmProblem& p, Fp16x3GridOf gridOf
   if (perBatch < 0 || perBatch > kFp16x3MaxScratchBytes / p.batch)
     return LaunchPlan::refused(fmt::format("{}: the split operands and the product need more than {} GiB of workspace",
                                            p.text(), kFp16x3MaxScratchBytes >> 30));
-  const long long kp = (p.k + 63) / 64 * 64, np = (p.n + 7) / 8 * 8;
   if (kp / 64 > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: K of {} exceeds the split's grid ({} k tiles of 64 in y)", p.text(), p.k,
                                            kMaxGridYZ));
   using A = KernelArg;
   const unsigned batches = static_cast<unsigned>(p.batch);
   const Dim3 tileBlock{32, 8, 1}, lineBlock{256, 1, 1};
-  const unsigned chunks = static_cast<unsigned>(std::min(64LL, (p.k + 511) / 512)), kTiles = static_cast<unsigned>(kp / 64);
+  const unsigned chunks = static_cast<unsigned>(chunkCount), kTiles = static_cast<unsigned>(kp / 64);
   // An operand's three passes (kernels first, first + 1, first + 2) over `lines` lines.
   auto passes = [&](int first, long long lines, KernelArg x, KernelArg ld) {
     const unsigned blocks32 = static_cast<unsigned>((lines + 31) / 32), blocks256 = static_cast<unsigned>((lines + 255) / 256);

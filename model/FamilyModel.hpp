@@ -41,6 +41,7 @@ struct KernelGeometry {
   Residency residency;
   long long tileM = 0, tileN = 0;  // the C tile one block computes
   int slices = 1;                  // K slices (SPLITK)
+  long long tileK = 0;             // the k depth of one step of a block's loop; 0: unknown
   double partialBytes = 0;         // extra DRAM traffic of the K slices' reduction
 };
 

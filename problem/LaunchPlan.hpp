@@ -50,9 +50,10 @@ struct LaunchPlan {
   long long workspaceBytes = 0;
   // (Past kZeroedWorkspaceBytes the workspace is scratch: a plan may leave anything there, and only
   // plans that write before they read use it.)
-  // What a model of the launch reads (model/FamilyModel): the C tile one block computes and the
-  // K slices the grid holds (split-K). Said by the family's plan, never guessed from names.
-  int tileM = 0, tileN = 0, kSlices = 1;
+  // What a model of the launch reads (model/FamilyModel) and serving's slice rules: the C tile one
+  // block computes, the depth of one step of its k loop, and the K slices the grid holds (split-K).
+  // Said by the family's plan, never guessed from names; 0: not said.
+  int tileM = 0, tileN = 0, tileK = 0, kSlices = 1;
 
   bool runnable() const { return refusal.empty(); }
   // The launch of the family's main kernel (kernel 0): the grid a model, a filter or a report

@@ -39,24 +39,33 @@ constexpr double kUnmeasuredGuardedPenalty = 2.0;
 // arithmetic; the reduction is now added, the fill is still missing, and this factor was not fitted
 // again after). Fewer slices than measured cost less of both: no penalty.
 constexpr double kMoreSlicesPenalty = 1.5;
-// K slices shorter than this many k tiles (BK; both splitting families give each slice whole
-// tiles) are never offered: a slice that short spends its time filling the pipeline and in the
+// K slices shorter than this many k tiles (the plan's tileK; both splitting families give each
+// slice whole tiles) are never offered: a slice that short spends its time filling the pipeline and in the
 // reduction. On an H100 the main job's cutlass 64×256 row with 8 slices (measured at a long K)
 // served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
 
-// The K slices `c` runs (1 for a family without SPLITK).
-int slicesOf(const Config& c) {
-  const int i = c.family->paramIndex("SPLITK");
-  return i < 0 ? 1 : c.values[i];
+// Whether a launch of geometry `g` cuts K into slices shorter than kMinSliceTiles k tiles.
+bool slicesTooShort(const KernelGeometry& g, long long k) {
+  if (g.slices <= 1 || g.tileK <= 0) return false;
+  const long long tiles = (k + g.tileK - 1) / g.tileK;
+  return (tiles + g.slices - 1) / g.slices < kMinSliceTiles;
 }
 
-// Whether `v` cuts K into slices shorter than kMinSliceTiles k tiles.
-bool slicesTooShort(const Config& v, long long k) {
-  const int slices = slicesOf(v), bk = v.family->paramIndex("BK");
-  if (slices <= 1 || bk < 0) return false;
-  const long long tiles = (k + v.values[bk] - 1) / v.values[bk];
-  return (tiles + slices - 1) / slices < kMinSliceTiles;
+// `measured` first (it wins ties), then each other launch variant of its program that runs at
+// `asked` (guarded where the unguarded form cannot).
+std::vector<Config> runnableVariants(const Config& measured, const db::StoredResult& row, const GpuSpec& gpu,
+                                     const ProblemKey& asked) {
+  std::vector<Config> variants{measured};
+  for (Config v : measured.launchVariants()) {
+    if (v == measured || v.violated()) continue;
+    if (launchProblem(v, row, gpu, asked)) {
+      v.guarded = true;  // an unguarded split that cannot run here may run guarded
+      if (launchProblem(v, row, gpu, asked)) continue;
+    }
+    variants.push_back(std::move(v));
+  }
+  return variants;
 }
 
 }  // namespace
@@ -87,13 +96,14 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     std::size_t taken = 0;
     for (const Candidate& c : validAt(reads, size, false)) {
       if (c.row->family == kCublasFamily || taken == kRowsPerSize) continue;  // cuBLAS is weighed apart
-      const double raw = rawMsOf(c.config, *c.row, reads.gpu, size);
+      const auto g = geometryOf(c.config, *c.row, reads.gpu, size);
+      const double raw = g ? rawMsOf(c.config, *g, reads.gpu, size) : 0;
       const double ms = c.row->medianMs.value_or(0);
       if (!(raw > 0) || !(ms > 0)) continue;
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
       byProgram[c.config.programKey()].push_back(offered.back().observation);
-      mostSlices[c.config.programKey()] = std::max(mostSlices[c.config.programKey()], slicesOf(c.config));
+      mostSlices[c.config.programKey()] = std::max(mostSlices[c.config.programKey()], g->slices);
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -114,21 +124,13 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
-    std::vector<Config> variants{measured};  // the measured value first: it wins ties
-    for (Config v : measured.launchVariants()) {
-      if (v == measured || v.violated()) continue;
-      if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) {
-        v.guarded = true;  // an unguarded split that cannot run here may run guarded
-        if (launchProblem(v, *anchor->candidate.row, reads.gpu, asked)) continue;
-      }
-      variants.push_back(std::move(v));
-    }
-    for (const Config& v : variants) {
-      if (slicesTooShort(v, asked.k)) continue;
+    for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
+      const auto g = geometryOf(v, *anchor->candidate.row, reads.gpu, asked);
+      if (!g || slicesTooShort(*g, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
-                                 (slicesOf(v) > mostSlices[program] ? kMoreSlicesPenalty : 1.0);
-      const double ms = rawMsOf(v, *anchor->candidate.row, reads.gpu, asked) * ratio;
+                                 (g->slices > mostSlices[program] ? kMoreSlicesPenalty : 1.0);
+      const double ms = rawMsOf(v, *g, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {
         pick.candidate = Candidate{v, anchor->candidate.row};

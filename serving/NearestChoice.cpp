@@ -37,6 +37,7 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
   g.blocks = static_cast<long long>(plan.mainLaunch().grid.volume());
   g.residency = Residency{occ.blocksPerSm, occ.warpsPerBlock};
   g.slices = plan.kSlices;
+  g.tileK = plan.tileK;
   const long long batch = std::max(1LL, at.batch);
   g.tileM = plan.tileM;
   g.tileN = plan.tileN;
@@ -55,9 +56,13 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
   return g;
 }
 
+double rawMsOf(const Config& config, const KernelGeometry& g, const GpuSpec& gpu, const db::ProblemKey& problem) {
+  return rawMs(problem, g, machineRatesOf(gpu, precisionClassOf(*config.family)));
+}
+
 double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu, const db::ProblemKey& problem) {
   const auto g = geometryOf(config, row, gpu, problem);
-  return g ? rawMs(problem, *g, machineRatesOf(gpu, precisionClassOf(*config.family))) : 0;
+  return g ? rawMsOf(config, *g, gpu, problem) : 0;
 }
 
 

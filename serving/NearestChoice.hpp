@@ -28,6 +28,8 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
 
 // The model's uncalibrated time of `config` (from `row`) at `problem`; 0 when it cannot run there.
 double rawMsOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu, const db::ProblemKey& problem);
+// The same from a geometry already computed (geometryOf) for `problem`.
+double rawMsOf(const Config& config, const KernelGeometry& g, const GpuSpec& gpu, const db::ProblemKey& problem);
 
 
 // cuBLAS's predicted time at `asked` from its measured problems (`measured`: rawMs = rooflineMs).

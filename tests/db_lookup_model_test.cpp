@@ -177,13 +177,21 @@ TEST(dbLookupModelRule, EveryFamilysTileComesFromItsPlan) {
   EXPECT_EQ(smem->tileN, 16);
   EXPECT_EQ(smem->blocks, 256 * 256);
   EXPECT_EQ(smem->slices, 1);
+  EXPECT_EQ(smem->tileK, 16);
   const auto cutlass = geometryOf(FamilyRegistry::builtin().parseName("cutlass_bm128_bn256_bk8_wm64_wn64_st4_sw4_sk4"),
                                   row, gpu, {4096, 4096, 4096});
   ASSERT_TRUE(cutlass);
   EXPECT_EQ(cutlass->tileM, 128);
   EXPECT_EQ(cutlass->tileN, 256);
   EXPECT_EQ(cutlass->slices, 4);
+  EXPECT_EQ(cutlass->tileK, 8);
   EXPECT_EQ(cutlass->blocks, 32 * 16 * 4);
+  // thin's slices and k tile come from its plan too (the lookup's slice rules read them there,
+  // not from parameters named SPLITK and BK).
+  const auto thin = geometryOf(FamilyRegistry::builtin().parseName(kThin), row, gpu, {16, 1024, 8192});
+  ASSERT_TRUE(thin);
+  EXPECT_EQ(thin->slices, 8);
+  EXPECT_EQ(thin->tileK, 32);
 }
 
 TEST(dbLookupModelRule, CalibrationScalesWithTheMeasuredRows) {

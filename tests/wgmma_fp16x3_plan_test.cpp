@@ -55,7 +55,10 @@ TEST(WgmmaFp16x3, CompiledForSm90aAndRunOnSm90Only) {
   EXPECT_EQ(c.compileArch("sm_90"), "sm_90a");
   EXPECT_EQ(FamilyRegistry::builtin().parseName("fp16x3_bm128_bn256_bk64_wm64_wn64_st4_sw4").compileArch("sm_90"),
             "sm_90");
+  EXPECT_EQ(c.family->onlyGpuArch(), "sm_90");
+  EXPECT_EQ(FamilyRegistry::builtin().get("fp16x3").onlyGpuArch(), "");
   EXPECT_TRUE(c.family->runsOn("sm_90"));
+  EXPECT_FALSE(c.family->runsOn("sm_90a"));  // a GPU's arch has no feature suffix
   EXPECT_FALSE(c.family->runsOn("sm_100"));
   EXPECT_TRUE(FamilyRegistry::builtin().get("fp16x3").runsOn("sm_100"));  // no onlyArch: anywhere
   EXPECT_EQ(c.violatedOn(profile("h100")), nullptr);
