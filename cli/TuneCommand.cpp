@@ -391,8 +391,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
                   "I/N: tune only shard I (from 0) of N of the sweep's size × family units, e.g. "
                   "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT (shards never overlap; together they cover the sweep)");
   sub->add_flag("--no-basis", a->noBasis,
-                "Skip the basis: after the sizes, each family's finalists are timed on ten built-in shapes (skinny "
-                "M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 12 % of the run's "
+                "Skip the basis: after the sizes, each family's finalists are timed on eleven built-in shapes "
+                "(skinny M and N, tiny M and N, GEMV, small K, long K with few tiles, ragged) in every --layouts, within 12 % of the run's "
                 "time, so that shapes nobody tuned are chosen from measurements (not run with --shapes, --mnk, --seen, "
                 "--shard)");
   sub->add_flag("--prune", a->prune, "Also skip configurations whose grid underfills the GPU (pruned:underfill)");

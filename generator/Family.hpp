@@ -57,6 +57,12 @@ struct Family {
   // A well-known fixed configuration (unguarded form), when the family has one: always measured,
   // the yardstick of the speed-up a tuned configuration brings.
   std::optional<std::vector<int>> classic;
+  // Small tiles the main job's basis times first at its skinny shapes (M or N at most 64:
+  // tuner/BasisShapes.hpp), before the requested sizes' finalists: square sizes never make them fastest, so
+  // without this they would never be measured, and no shape nobody tuned could be served by them.
+  // Values as `classic` (launch-only ones ignored: every value is timed); each is skipped where
+  // a --params domain leaves it out.
+  std::vector<std::vector<int>> skinnyTiles;
   std::vector<Constraint> constraints;
   std::vector<TargetConstraint> targetConstraints;
   // Extra NVRTC options (e.g. include directories) and files under templates/ that the template

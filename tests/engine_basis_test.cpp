@@ -115,6 +115,38 @@ TEST(BasisShapes, SliceCountsNearestFirstToOneBlockPerSm) {
   EXPECT_FALSE(basisFormFor(c, {512, 512, 8192}).guarded);
 }
 
+// At a skinny shape thin's skinnyTiles come before the finalists, every program at its likeliest
+// slice count before any at its second; elsewhere, and where --params leaves them out, only the
+// finalists. Issue 28: the main job never timed thin's 8x32 tile, 1.2x cuBLAS at tiny M and N,
+// so shapes nobody tuned got its 32x64 tile, 0.5x.
+TEST(BasisShapes, SkinnyTilesComeFirstAtSkinnyShapesEachProgramAtItsLikeliestSlicesFirst) {
+  const Family& thin = FamilyRegistry::builtin().get("thin");
+  Config finalist;
+  finalist.family = &thin;
+  finalist.values = {32, 64, 32, 4, 4, 2, 1};  // BM BN BK TM TN STAGES SPLITK
+  finalist.guarded = false;
+  auto tiles = [](const std::vector<Config>& configs, size_t first) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < std::min(first, configs.size()); ++i)
+      out.push_back(fmt::format("{}x{} sk{}", configs[i]["BM"], configs[i]["BN"], configs[i]["SPLITK"]));
+    return out;
+  };
+  const std::vector<Config> skinny = basisCandidates(thin, {finalist}, {16, 16, 2048}, 132);
+  ASSERT_EQ(skinny.size(), 4u * 5u);  // three skinny tiles and the finalist, at five slice counts each
+  EXPECT_EQ(tiles(skinny, 4), (std::vector<std::string>{"8x32 sk16", "16x16 sk16", "32x16 sk16", "32x64 sk16"}));
+  EXPECT_TRUE(skinny.front().guarded) << "N = 16 is not a multiple of the 8x32 tile's 32";
+  EXPECT_FALSE(skinny[1].guarded) << "16x16 tiles divide 16x16x2048";
+  EXPECT_EQ(basisCandidates(thin, {finalist}, {512, 512, 8192}, 132).size(), 5u);
+  EXPECT_TRUE(isSkinnyShape({4096, 64, 64}));
+  EXPECT_FALSE(isSkinnyShape({65, 65, 1}));
+  // A finalist that is a skinny tile is timed once.
+  Config same = finalist;
+  same.values = thin.skinnyTiles.front();
+  EXPECT_EQ(basisCandidates(thin, {same}, {16, 4096, 4096}, 132).size(), 3u * 5u);
+  const Family narrowed = withDomains(thin, {{"BM", {32}}});
+  EXPECT_EQ(basisCandidates(narrowed, {finalist}, {16, 4096, 4096}, 132).size(), 2u * 5u) << "32x16 only";
+}
+
 TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCount) {
   const GpuOutcome run = tune(true);
   ASSERT_FALSE(run.interrupted);
@@ -150,7 +182,7 @@ TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCo
     unguarded = unguarded || (row.rfind("512x512x8192 ", 0) == 0 && row.find("_guarded") == std::string::npos);
   EXPECT_TRUE(unguarded);
   const std::string table = formatTuneTable({run});
-  EXPECT_NE(table.find("basis: 10 shape(s) in "), std::string::npos) << table;
+  EXPECT_NE(table.find(fmt::format("basis: {} shape(s) in ", basisShapes().size())), std::string::npos) << table;
   EXPECT_NE(table.find("16x4096x4096       skinny M"), std::string::npos) << table;
   const nlohmann::json json = tuneJson({run});
   EXPECT_EQ(json["gpus"][0]["basis"]["shapes"].size(), basisShapes().size());

@@ -28,4 +28,8 @@ std::vector<GemmShape> basisShapesFor(const std::vector<Layout>& layouts, const 
 // The regime of a basis shape (any layout), or "" for another shape.
 std::string basisRegimeOf(const GemmShape& shape);
 
+// Whether M or N is at most 64 (issue 28's skinny class): where a family's skinnyTiles are timed
+// first.
+bool isSkinnyShape(const GemmShape& shape);
+
 }  // namespace gemmtune

@@ -36,8 +36,8 @@ struct TuneOptions {
   // Of the whole run: the basis gets share/(1-share) of the time the sizes took; 1 or more: no
   // limit (tests). 12 %, not the 15 % issue 28 allows: at 15 % the H100's main job took 196-204 s
   // cold against its 200 s bound, its basis 27-29 s of it; at 12 % it took 190 s (one run). The
-  // budget follows the sizes' time: in the README main job (one layout) each of the ten shapes gets
-  // about 2.3 s.
+  // budget follows the sizes' time: in the README main job (one layout) each of the eleven shapes gets
+  // about 2 s.
   double basisShare = 0.12;
   FilterOptions filter;
   // First-pass timing of each candidate: cheap, because the GPU is already warm from the

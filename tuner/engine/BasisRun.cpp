@@ -43,6 +43,35 @@ std::vector<Layout> layoutsOf(const std::vector<GemmShape>& order) {
 // What a configuration compiles to: its program and form (a basis shape runs one form).
 std::string programOf(const Config& config) { return config.programKey() + (config.guarded ? "_guarded" : ""); }
 
+// `family`'s skinnyTiles in `layout`, unguarded, those a --params domain leaves out skipped
+// (launch-only values aside: every one is timed).
+std::vector<Config> skinnyTilesOf(const Family& family, const Layout& layout) {
+  std::vector<Config> out;
+  for (const std::vector<int>& values : family.skinnyTiles) {
+    bool inDomains = values.size() == family.params.size();
+    for (size_t p = 0; inDomains && p < values.size(); ++p) {
+      const ParamSpec& spec = family.params[p];
+      inDomains = spec.launchOnly || std::find(spec.domain.begin(), spec.domain.end(), values[p]) != spec.domain.end();
+    }
+    if (!inDomains) continue;
+    Config c;
+    c.family = &family;
+    c.values = values;
+    c.guarded = false;
+    c.layout = layout;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// `first` then those of `then` whose program is not in `first`.
+std::vector<Config> programsOnce(std::vector<Config> first, const std::vector<Config>& then) {
+  for (const Config& c : then)
+    if (std::none_of(first.begin(), first.end(), [&](const Config& f) { return programOf(f) == programOf(c); }))
+      first.push_back(c);
+  return first;
+}
+
 }  // namespace
 
 std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount) {
@@ -62,6 +91,23 @@ std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& sh
   };
   std::stable_sort(out.begin(), out.end(), [&](const Config& a, const Config& b) { return distance(a) < distance(b); });
   return out;
+}
+
+std::vector<Config> basisCandidates(const Family& family, const std::vector<Config>& finalists, const GemmShape& shape,
+                                    int smCount) {
+  const std::vector<Config> programs =
+      isSkinnyShape(shape) ? programsOnce(skinnyTilesOf(family, shape.layout), finalists) : finalists;
+  // Breadth first: each program at its likeliest launch value before any at its second, so that a
+  // short budget measures more programs (the lookup prices other slice counts from the geometry).
+  std::vector<std::vector<Config>> variants;
+  for (const Config& c : programs) variants.push_back(atEveryLaunchValue(basisFormFor(c, shape), shape, smCount));
+  std::vector<Config> out;
+  for (size_t rank = 0;; ++rank) {
+    const size_t before = out.size();
+    for (const std::vector<Config>& v : variants)
+      if (rank < v.size()) out.push_back(v[rank]);
+    if (out.size() == before) return out;
+  }
 }
 
 Config basisFormFor(Config config, const GemmShape& shape) {
@@ -113,8 +159,10 @@ void BasisRun::prefetch(const Family& family, const std::vector<GemmShape>& orde
   std::vector<std::string> programs;
   for (const Layout& layout : layoutsOf(order)) {
     const std::vector<Config> mine = candidatesOf(family, layout, order);
+    if (mine.empty()) continue;
+    const std::vector<Config> skinny = programsOnce(skinnyTilesOf(family, layout), mine);
     for (const GemmShape& shape : basisShapesFor({layout}, order))
-      for (const Config& c : mine) {
+      for (const Config& c : isSkinnyShape(shape) ? skinny : mine) {
         Config formed = basisFormFor(c, shape);
         const std::string program = programOf(formed);
         if (std::find(programs.begin(), programs.end(), program) != programs.end()) continue;
@@ -164,12 +212,8 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
   run.progress.kind = "basis";
   run.retimedPerFamily = kRetimedPerFamily;
   Lists formed;
-  for (const auto& [family, configs] : lists) {
-    std::vector<Config> mine;
-    for (const Config& c : configs)
-      for (Config& v : atEveryLaunchValue(basisFormFor(c, shape), shape, context_.gpu.smCount)) mine.push_back(std::move(v));
-    formed.emplace_back(family, std::move(mine));
-  }
+  for (const auto& [family, finalists] : lists)
+    formed.emplace_back(family, basisCandidates(*family, finalists, shape, context_.gpu.smCount));
   // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs.
   bool prepared = false;
   if (!spent && needsTiming(shape, formed)) {

@@ -1,8 +1,8 @@
 // BasisRun: the last phase of the main job. Once the requested sizes are finished, each family's
 // finalists of this run (FinalistRetimer's, at every requested size of a layout; deduplicated),
-// at every value of their launch-only parameters (SPLITK: the same program), are timed on the
-// built-in basis shapes (BasisShapes.hpp) in each requested layout, batch 1: a basis shape is a
-// size like any other (cuBLAS baseline, rows verified and recorded, resumed, finalists re-timed),
+// after its skinnyTiles at a skinny shape, at every value of their launch-only parameters
+// (SPLITK: the same program; basisCandidates), are timed on the built-in basis shapes
+// (BasisShapes.hpp) in each requested layout, batch 1: a basis shape is a size like any other (cuBLAS baseline, rows verified and recorded, resumed, finalists re-timed),
 // whose candidates are this fixed list instead of the search strategy's pick of the space.
 // Its time is capped at TuneOptions::basisShare of the run: shared out evenly over the shapes
 // (the first ones when it is short), what it could not time is recorded pruned:budget.
@@ -41,7 +41,8 @@ class BasisRun {
   // Per family (in the run's order) the configurations to time.
   using Lists = std::vector<std::pair<const Family*, std::vector<Config>>>;
   // `family`'s finalists at the sizes of `order` in `layout`, best ranks first, unguarded, one
-  // per program (runShape adds the other launch-only values).
+  // per program (runShape puts the family's skinnyTiles first at a skinny shape and adds the
+  // other launch-only values).
   std::vector<Config> candidatesOf(const Family& family, const Layout& layout, const std::vector<GemmShape>& order) const;
   // Every family's that has some.
   Lists candidatesIn(const Layout& layout, const std::vector<GemmShape>& order) const;
@@ -62,6 +63,13 @@ class BasisRun {
 // in the order worth timing at `shape` when the budget may cut the tail: nearest first to the
 // count that gives each of `smCount` SMs a block (the slices a skinny or long-K shape needs).
 std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount);
+
+// What a basis shape times of `family`, in order: at a skinny shape (isSkinnyShape) the family's
+// skinnyTiles that its --params domains keep, then `finalists` (one per program, unguarded), each
+// in the form that runs `shape`, at every launch value (atEveryLaunchValue), breadth first: every
+// program at its likeliest value before any at its second.
+std::vector<Config> basisCandidates(const Family& family, const std::vector<Config>& finalists, const GemmShape& shape,
+                                    int smCount);
 
 // `config` in the form that runs `shape` (a configuration violating a constraint: guarded, to be
 // rejected with its reason by the screen).
