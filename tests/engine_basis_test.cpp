@@ -134,15 +134,22 @@ TEST(BasisShapes, SkinnyTilesComeFirstAtSkinnyShapesEachProgramAtItsLikeliestSli
   const std::vector<Config> skinny = basisCandidates(thin, {finalist}, {16, 16, 2048}, 132);
   ASSERT_EQ(skinny.size(), 4u * 5u);  // three skinny tiles and the finalist, at five slice counts each
   EXPECT_EQ(tiles(skinny, 4), (std::vector<std::string>{"8x32 sk16", "16x16 sk16", "32x16 sk16", "32x64 sk16"}));
-  EXPECT_TRUE(skinny.front().guarded) << "N = 16 is not a multiple of the 8x32 tile's 32";
-  EXPECT_FALSE(skinny[1].guarded) << "16x16 tiles divide 16x16x2048";
-  EXPECT_EQ(basisCandidates(thin, {finalist}, {512, 512, 8192}, 132).size(), 5u);
+  // Skinny tiles guarded even where they divide (the shapes a program has rarely do), a finalist
+  // in the form the shape needs.
+  EXPECT_TRUE(skinny[1].guarded) << "16x16 tiles divide 16x16x2048, and run guarded all the same";
+  EXPECT_TRUE(skinny[3].guarded) << "M = 16 is not a multiple of the 32x64 finalist's 32";
+  const std::vector<Config> divides = basisCandidates(thin, {finalist}, {512, 512, 8192}, 132);
+  ASSERT_EQ(divides.size(), 5u);
+  EXPECT_FALSE(divides.front().guarded);
   EXPECT_TRUE(isSkinnyShape({4096, 64, 64}));
   EXPECT_FALSE(isSkinnyShape({65, 65, 1}));
-  // A finalist that is a skinny tile is timed once.
+  // A finalist that is a skinny tile's program (at another slice count) is timed once, guarded.
   Config same = finalist;
   same.values = thin.skinnyTiles.front();
-  EXPECT_EQ(basisCandidates(thin, {same}, {16, 4096, 4096}, 132).size(), 3u * 5u);
+  same.values.back() = 4;
+  const std::vector<Config> once = basisCandidates(thin, {same}, {16, 4096, 4096}, 132);
+  EXPECT_EQ(once.size(), 3u * 5u);
+  EXPECT_TRUE(std::all_of(once.begin(), once.end(), [](const Config& c) { return c.guarded; }));
   const Family narrowed = withDomains(thin, {{"BM", {32}}});
   EXPECT_EQ(basisCandidates(narrowed, {finalist}, {16, 4096, 4096}, 132).size(), 2u * 5u) << "32x16 only";
 }
