@@ -32,10 +32,10 @@ constexpr double kAnchorSlack = 0.5;
 // time: guarded forms ran 1.4-1.8x slower than their unguarded rows on an H100 (partial tiles,
 // bounds checks), and a wrong pick costs more than a missed win.
 constexpr double kUnmeasuredGuardedPenalty = 2.0;
-// A launch variant with more K slices than any row of its program was measured with counts this
-// many times its predicted time: on an H100, cutlass 64×128 rows measured unsliced at 1024³ were
-// picked with 2–8 slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at
-// 0.73–0.86× (the model had no term for a slice's pipeline fill, and hid the reduction under the
+// A launch variant with more K slices than its program's rows at the anchor size were measured with
+// counts this many times its predicted time (and never wins over cuBLAS: answerNearest): on an
+// H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with 2–8 slices at mid-size
+// shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model had no term for a slice's pipeline fill, and hid the reduction under the
 // arithmetic; the reduction is now added, the fill is still missing, and this factor was not fitted
 // again after). Fewer slices than measured cost less of both: no penalty.
 constexpr double kMoreSlicesPenalty = 1.5;
@@ -44,6 +44,10 @@ constexpr double kMoreSlicesPenalty = 1.5;
 // reduction. On an H100 the main job's cutlass 64×256 row with 8 slices (measured at a long K)
 // served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
+
+// A program at a measured size (m, n, k, β class): where its most K slices are counted.
+using AtSize = std::tuple<std::string, long long, long long, long long, std::string>;
+AtSize atSize(const std::string& program, const ProblemKey& p) { return AtSize{program, p.m, p.n, p.k, p.betaClass}; }
 
 // Whether a launch of geometry `g` cuts K into slices shorter than kMinSliceTiles k tiles.
 bool slicesTooShort(const KernelGeometry& g, long long k) {
@@ -91,7 +95,8 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   NearestPick pick;
   std::vector<Offered> offered;
   std::map<std::string, std::vector<Observation>> byProgram, byFamily;
-  std::map<std::string, int> mostSlices;  // per program: the most K slices a row of it was measured with
+  // Per program and measured size: the most K slices a row of it was measured with there.
+  std::map<AtSize, int> mostSlices;
   for (const ProblemKey& size : sizes) {
     std::size_t taken = 0;
     for (const Candidate& c : validAt(reads, size, false)) {
@@ -103,7 +108,8 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
       byProgram[c.config.programKey()].push_back(offered.back().observation);
-      mostSlices[c.config.programKey()] = std::max(mostSlices[c.config.programKey()], g->slices);
+      int& most = mostSlices[atSize(c.config.programKey(), size)];
+      most = std::max(most, g->slices);
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -124,12 +130,16 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
+    // Where its calibration comes from: slices measured at another size (16 at a tiny shape) say
+    // nothing of them at the anchor's (thin's 8x32 measured unsliced at 16x4096x4096 ran 2.5x
+    // slower than predicted with 16 slices at 17x3605x3312).
+    const int mostSlicesThere = mostSlices[atSize(program, anchor->at)];
     for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
       const auto g = geometryOf(v, *anchor->candidate.row, reads.gpu, asked);
       if (!g || slicesTooShort(*g, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
-                                 (g->slices > mostSlices[program] ? kMoreSlicesPenalty : 1.0);
+                                 (g->slices > mostSlicesThere ? kMoreSlicesPenalty : 1.0);
       const double ms = rawMsOf(v, *g, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {
@@ -137,6 +147,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
         pick.at = anchor->at;
         pick.predictedMs = ms;
         pick.scoreMs = ms * formPenalty;
+        pick.moreSlices = g->slices > mostSlicesThere;
       }
     }
   }
@@ -173,7 +184,8 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   }
   const std::string theirs = fmt::format("cuBLAS predicted {:.4g} ms (from its time at {}x{}x{} by the roofline)",
                                          cublas->ms, cublas->anchor.m, cublas->anchor.n, cublas->anchor.k);
-  if (pick.scoreMs * policy_.cublasMargin <= cublas->ms) {
+  const bool faster = pick.scoreMs * policy_.cublasMargin <= cublas->ms;
+  if (faster && !pick.moreSlices) {
     out.reason = fmt::format("{}; {}: ours is faster by the {:.2f} margin", ours, theirs, policy_.cublasMargin);
     return out;
   }
@@ -188,7 +200,13 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   c.medianMs = cublas->anchorMs;
   c.gflops = gflopsOf(cublas->anchor, cublas->anchorMs);
   c.predictedMs = cublas->ms;
-  c.reason = fmt::format("{}; {}: not faster by the {:.2f} margin, cuBLAS runs it", theirs, ours, policy_.cublasMargin);
+  // The model's guess for a slice count a program never ran is its least reliable: measured on an
+  // H100, thin's 8x32 and 32x16 tiles measured unsliced, served with 2-16 slices where they were
+  // predicted 1.6-2.4x faster than cuBLAS, ran at 0.51-0.78x.
+  c.reason = faster ? fmt::format("{}; {}: ours runs more K slices than its program was measured with, cuBLAS runs it",
+                                  theirs, ours)
+                    : fmt::format("{}; {}: not faster by the {:.2f} margin, cuBLAS runs it", theirs, ours,
+                                  policy_.cublasMargin);
   return c;
 }
 

@@ -332,6 +332,35 @@ TEST_F(ModelLookup, MoreKSlicesThanMeasuredCountOneAndAHalf) {
   EXPECT_EQ(measuredTwo.reason.find("counted slower"), std::string::npos) << measuredTwo.reason;
 }
 
+// Slices count as measured only where the anchor row was: thin's 8x32 tile, measured with 16
+// slices at 16x16x2048 and unsliced at 16x4096x4096, was served with 16 slices at 17x3605x3312 from
+// the unsliced row and ran 2.5x slower than predicted (an H100).
+TEST_F(ModelLookup, SlicesMeasuredAtAnotherSizeDoNotCountAtTheAnchor) {
+  addMs("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1", 1024, 1024, 1024, 0.060);
+  addMs("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk8", 64, 64, 8192, 0.050);  // far from the asked size
+  const auto fewTiles = Lookup(store, present(), LookupPolicy{false, 1.0}).best(gpu, {512, 512, 2048});
+  ASSERT_TRUE(fewTiles.config) << fewTiles.reason;
+  EXPECT_EQ(fewTiles.measuredProblem, (ProblemKey{1024, 1024, 1024})) << fewTiles.reason;
+  EXPECT_NE(fewTiles.reason.find("counted slower: a guarded form, or more K slices, than measured"), std::string::npos)
+      << fewTiles.reason;
+}
+
+// A pick with more K slices than its anchor row ran is never preferred to cuBLAS, however much
+// faster the model says it is: on an H100 such thin picks, predicted 1.6-2.4x faster than cuBLAS,
+// ran at 0.51-0.78x. The same program at its measured slice count still is.
+TEST_F(ModelLookup, MoreKSlicesThanMeasuredNeverWinOverCublas) {
+  addMs("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1", 1024, 1024, 1024, 0.060);
+  addCublas(1024, 1024, 1024, 0.300);  // cuBLAS measured 5x slower
+  Lookup lookup(store, present(), LookupPolicy{true, 1.25});
+  const auto fewTiles = lookup.best(gpu, {512, 512, 2048});
+  EXPECT_TRUE(fewTiles.cublas) << fewTiles.reason;
+  EXPECT_NE(fewTiles.reason.find("ours runs more K slices than its program was measured with, cuBLAS runs it"),
+            std::string::npos)
+      << fewTiles.reason;
+  const auto measured = lookup.best(gpu, {1024, 1024, 2048});
+  EXPECT_FALSE(measured.cublas) << measured.reason;
+}
+
 // Fewer slices than the row's are never counted slower: thin measured with 8 slices, asked at a
 // K where 8 would be too short, runs fewer at its predicted time.
 TEST_F(ModelLookup, FewerKSlicesThanMeasuredAreNotCountedSlower) {
