@@ -35,9 +35,10 @@ constexpr double kUnmeasuredGuardedPenalty = 2.0;
 // A launch variant with more K slices than its program's rows at the anchor size were measured with
 // counts this many times its predicted time (and never wins over cuBLAS: answerNearest): on an
 // H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with 2–8 slices at mid-size
-// shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model had no term for a slice's pipeline fill, and hid the reduction under the
-// arithmetic; the reduction is now added, the fill is still missing, and this factor was not fitted
-// again after). Fewer slices than measured cost less of both: no penalty.
+// shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model had no term for a
+// slice's pipeline fill, and hid the reduction under the arithmetic; the reduction is now added,
+// the fill is still missing, and this factor was not fitted again after). Fewer slices than
+// measured cost less of both: no penalty.
 constexpr double kMoreSlicesPenalty = 1.5;
 // K slices shorter than this many k tiles (the plan's tileK; both splitting families give each
 // slice whole tiles) are never offered: a slice that short spends its time filling the pipeline and in the
