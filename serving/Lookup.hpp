@@ -25,9 +25,9 @@
 // LookupPolicy::cublas (and no family asked), cuBLAS is the answer unless ours is predicted faster
 // by cublasMargin (1.25, below; cuBLAS losing a little where ours would have won costs less than
 // the reverse). Only programs anchored near the asked size compete, K slices shorter than four k
-// tiles are not offered, a guarded form never measured counts double and more K slices than its
-// program was measured with 1.5 times, and never wins over cuBLAS (docs/design.md, "Unmeasured
-// shapes"). The reason
+// tiles are not offered, a guarded form never measured counts double, more K slices than its
+// program was measured with 1.5 times, and more than its rows at the anchor size ran never wins
+// over cuBLAS (docs/design.md, "Unmeasured shapes"). The reason
 // names both predictions. A layout or batch with no valid row at all is served the same way from
 // the rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
 // (nearest_size, the reason says which). `none` when nothing is valid.
@@ -134,7 +134,7 @@ class Lookup {
     ProblemKey at;          // where its row was measured
     double predictedMs = 0;  // the family model's time here
     double scoreMs = 0;      // predictedMs times the penalties (a guarded form, more K slices, than measured): what ranks, what faces cuBLAS
-    bool moreSlices = false;  // it runs more K slices than its program was measured with: never preferred to cuBLAS
+    bool moreSlices = false;  // more K slices than its program's rows at the anchor size: never preferred to cuBLAS
     int shapes = 0;         // sizes that offered rows
     int offered = 0;        // rows they offered
     int programs = 0;       // distinct programs among them

@@ -32,13 +32,13 @@ constexpr double kAnchorSlack = 0.5;
 // time: guarded forms ran 1.4-1.8x slower than their unguarded rows on an H100 (partial tiles,
 // bounds checks), and a wrong pick costs more than a missed win.
 constexpr double kUnmeasuredGuardedPenalty = 2.0;
-// A launch variant with more K slices than its program's rows at the anchor size were measured with
-// counts this many times its predicted time (and never wins over cuBLAS: answerNearest): on an
-// H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with 2–8 slices at mid-size
-// shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model had no term for a
-// slice's pipeline fill, and hid the reduction under the arithmetic; the reduction is now added,
-// the fill is still missing, and this factor was not fitted again after). Fewer slices than
-// measured cost less of both: no penalty.
+// A launch variant with more K slices than any row of its program was measured with counts this
+// many times its predicted time (and more than its rows at the anchor size never wins over cuBLAS:
+// answerNearest): on an H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with 2–8
+// slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model
+// had no term for a slice's pipeline fill, and hid the reduction under the arithmetic; the
+// reduction is now added, the fill is still missing, and this factor was not fitted again after).
+// Fewer slices than measured cost less of both: no penalty.
 constexpr double kMoreSlicesPenalty = 1.5;
 // K slices shorter than this many k tiles (the plan's tileK; both splitting families give each
 // slice whole tiles) are never offered: a slice that short spends its time filling the pipeline and in the
@@ -49,6 +49,16 @@ constexpr long long kMinSliceTiles = 4;
 // A program at a measured size (m, n, k, β class): where its most K slices are counted.
 using AtSize = std::tuple<std::string, long long, long long, long long, std::string>;
 AtSize atSize(const std::string& program, const ProblemKey& p) { return AtSize{program, p.m, p.n, p.k, p.betaClass}; }
+
+// The most K slices `program` was measured with at any size of `most`.
+int mostSlicesAnywhere(const std::map<AtSize, int>& most, const std::string& program) {
+  constexpr long long kLeast = std::numeric_limits<long long>::min();
+  int out = 0;
+  for (auto it = most.lower_bound(AtSize{program, kLeast, kLeast, kLeast, ""});
+       it != most.end() && std::get<0>(it->first) == program; ++it)
+    out = std::max(out, it->second);
+  return out;
+}
 
 // Whether a launch of geometry `g` cuts K into slices shorter than kMinSliceTiles k tiles.
 bool slicesTooShort(const KernelGeometry& g, long long k) {
@@ -131,16 +141,19 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
-    // Where its calibration comes from: slices measured at another size (16 at a tiny shape) say
-    // nothing of them at the anchor's (thin's 8x32 measured unsliced at 16x4096x4096 ran 2.5x
-    // slower than predicted with 16 slices at 17x3605x3312).
+    // Slices measured at any size lift the penalty (on an H100, cutlass tiles anchored unsliced
+    // and measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4 slices, 0.73-0.87x without),
+    // but only those measured at the anchor, where the calibration comes from, may face cuBLAS:
+    // thin's 8x32 measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 2.5x
+    // slower than predicted with 16 slices at 17x3605x3312, 0.51x cuBLAS.
+    const int mostSlicesMeasured = mostSlicesAnywhere(mostSlices, program);
     const int mostSlicesThere = mostSlices[atSize(program, anchor->at)];
     for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
       const auto g = geometryOf(v, *anchor->candidate.row, reads.gpu, asked);
       if (!g || slicesTooShort(*g, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
-                                 (g->slices > mostSlicesThere ? kMoreSlicesPenalty : 1.0);
+                                 (g->slices > mostSlicesMeasured ? kMoreSlicesPenalty : 1.0);
       const double ms = rawMsOf(v, *g, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {

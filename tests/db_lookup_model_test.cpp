@@ -332,17 +332,21 @@ TEST_F(ModelLookup, MoreKSlicesThanMeasuredCountOneAndAHalf) {
   EXPECT_EQ(measuredTwo.reason.find("counted slower"), std::string::npos) << measuredTwo.reason;
 }
 
-// Slices count as measured only where the anchor row was: thin's 8x32 tile, measured with 16
-// slices at 16x16x2048 and unsliced at 16x4096x4096, was served with 16 slices at 17x3605x3312 from
-// the unsliced row and ran 2.5x slower than predicted (an H100).
-TEST_F(ModelLookup, SlicesMeasuredAtAnotherSizeDoNotCountAtTheAnchor) {
+// Slices measured at another size lift the 1.5 penalty, but only slices measured at the anchor
+// (where the calibration comes from) may face cuBLAS: thin's 8x32 tile, measured with 16 slices at
+// 16x16x2048 and unsliced at 16x4096x4096, was served with 16 slices at 17x3605x3312 from the
+// unsliced row and ran at 0.51x cuBLAS, 2.5x slower than predicted (an H100).
+TEST_F(ModelLookup, SlicesMeasuredAtAnotherSizeLiftThePenaltyButDoNotFaceCublas) {
   addMs("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk1", 1024, 1024, 1024, 0.060);
   addMs("cutlass_bm64_bn128_bk8_wm32_wn64_st5_sw4_sk8", 64, 64, 8192, 0.050);  // far from the asked size
-  const auto fewTiles = Lookup(store, present(), LookupPolicy{false, 1.0}).best(gpu, {512, 512, 2048});
-  ASSERT_TRUE(fewTiles.config) << fewTiles.reason;
-  EXPECT_EQ(fewTiles.measuredProblem, (ProblemKey{1024, 1024, 1024})) << fewTiles.reason;
-  EXPECT_NE(fewTiles.reason.find("counted slower: a guarded form, or more K slices, than measured"), std::string::npos)
-      << fewTiles.reason;
+  addCublas(1024, 1024, 1024, 0.300);                                         // cuBLAS measured 5x slower
+  const auto ours = Lookup(store, present(), LookupPolicy{false, 1.0}).best(gpu, {512, 512, 2048});
+  ASSERT_TRUE(ours.config) << ours.reason;
+  EXPECT_EQ((*ours.config)["SPLITK"], 8) << ours.reason;
+  EXPECT_EQ(ours.measuredProblem, (ProblemKey{1024, 1024, 1024})) << ours.reason;
+  EXPECT_EQ(ours.reason.find("counted slower"), std::string::npos) << ours.reason;
+  const auto withCublas = Lookup(store, present(), LookupPolicy{true, 1.25}).best(gpu, {512, 512, 2048});
+  EXPECT_TRUE(withCublas.cublas) << withCublas.reason;
 }
 
 // A pick with more K slices than its anchor row ran is never preferred to cuBLAS, however much
