@@ -46,7 +46,12 @@ constexpr double kMoreSlicesPenalty = 1.5;
 // served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
 
-// A program at a measured size (m, n, k, β class): where its most K slices are counted.
+// A program at a measured size (m, n, k, β class): where its most K slices are counted. Slices
+// measured at any size lift kMoreSlicesPenalty (on an H100, cutlass tiles anchored unsliced and
+// measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4 slices, 0.73-0.87x without), but only
+// those measured at the anchor, where the calibration comes from, may face cuBLAS: thin's 8x32
+// measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 2.5x slower than
+// predicted with 16 slices at 17x3605x3312, 0.51x cuBLAS.
 using AtSize = std::tuple<std::string, long long, long long, long long, std::string>;
 AtSize atSize(const std::string& program, const ProblemKey& p) { return AtSize{program, p.m, p.n, p.k, p.betaClass}; }
 
@@ -141,11 +146,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
-    // Slices measured at any size lift the penalty (on an H100, cutlass tiles anchored unsliced
-    // and measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4 slices, 0.73-0.87x without),
-    // but only those measured at the anchor, where the calibration comes from, may face cuBLAS:
-    // thin's 8x32 measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 2.5x
-    // slower than predicted with 16 slices at 17x3605x3312, 0.51x cuBLAS.
+    // Slices measured anywhere lift the penalty, only those at the anchor may face cuBLAS (AtSize).
     const int mostSlicesMeasured = mostSlicesAnywhere(mostSlices, program);
     const int mostSlicesThere = mostSlices[atSize(program, anchor->at)];
     for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
