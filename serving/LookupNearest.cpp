@@ -217,7 +217,7 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   c.predictedMs = cublas->ms;
   // The model's guess for a slice count a program never ran is its least reliable: measured on an
   // H100, thin's 8x32 and 32x16 tiles measured unsliced, served with 2-16 slices where they were
-  // predicted 1.6-2.4x faster than cuBLAS, ran at 0.51-0.78x.
+  // predicted 2.1-2.4x faster than cuBLAS, ran at 0.51-0.78x.
   c.reason = faster ? fmt::format("{}; {}: ours runs more K slices than its program was measured with, cuBLAS runs it",
                                   theirs, ours)
                     : fmt::format("{}; {}: not faster by the {:.2f} margin, cuBLAS runs it", theirs, ours,
