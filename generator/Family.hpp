@@ -61,7 +61,9 @@ struct Family {
   // tuner/BasisShapes.hpp), before the requested sizes' finalists: square sizes never make them fastest, so
   // without this they would never be measured, and no shape nobody tuned could be served by them.
   // Values as `classic` (launch-only ones ignored: every value is timed); each is skipped where
-  // a --params domain leaves it out.
+  // a --params domain leaves it out. Always timed guarded, even where the tile divides the basis
+  // shape: the shapes a program has rarely do, and the lookup counts an unmeasured guarded form
+  // twice (so an exact query at such a basis shape gets the guarded row).
   std::vector<std::vector<int>> skinnyTiles;
   std::vector<Constraint> constraints;
   std::vector<TargetConstraint> targetConstraints;

@@ -27,8 +27,8 @@
 // the reverse). Only programs anchored near the asked size compete, K slices shorter than four k
 // tiles are not offered, a guarded form never measured counts double, more K slices than its
 // program was measured with 1.5 times, and more than its rows at the anchor size ran never wins
-// over cuBLAS (docs/design.md, "Unmeasured shapes"). The reason
-// names both predictions. A layout or batch with no valid row at all is served the same way from
+// over cuBLAS, even where another candidate would (docs/design.md, "Unmeasured shapes"). The
+// reason names both predictions. A layout or batch with no valid row at all is served the same way from
 // the rows of the same layout unbatched, else of nn at this batch, else of nn unbatched
 // (nearest_size, the reason says which). `none` when nothing is valid.
 #pragma once

@@ -50,7 +50,7 @@ constexpr long long kMinSliceTiles = 4;
 // measured at any size lift kMoreSlicesPenalty (on an H100, cutlass tiles anchored unsliced and
 // measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4 slices, 0.73-0.87x without), but only
 // those measured at the anchor, where the calibration comes from, may face cuBLAS: thin's 8x32
-// measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 2.5x slower than
+// measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 3.8x slower than
 // predicted with 16 slices at 17x3605x3312, 0.51x cuBLAS.
 using AtSize = std::tuple<std::string, long long, long long, long long, std::string>;
 AtSize atSize(const std::string& program, const ProblemKey& p) { return AtSize{program, p.m, p.n, p.k, p.betaClass}; }
@@ -217,9 +217,12 @@ LookupResult Lookup::answerNearest(const Reads& reads, const NearestPick& pick, 
   c.predictedMs = cublas->ms;
   // The model's guess for a slice count a program never ran is its least reliable: measured on an
   // H100, thin's 8x32 and 32x16 tiles measured unsliced, served with 2-16 slices where they were
-  // predicted 2.1-2.4x faster than cuBLAS, ran at 0.51-0.78x.
-  c.reason = faster ? fmt::format("{}; {}: ours runs more K slices than its program was measured with, cuBLAS runs it",
-                                  theirs, ours)
+  // predicted 2.1-2.4x faster than cuBLAS, ran at 0.51-0.78x. cuBLAS runs it even where another
+  // candidate would beat cuBLAS: facing cuBLAS with the best at measured slice counts and running
+  // the pick was tried (scored offline on that main job: 1.05x against 1.07x, one shape at 0.48x);
+  // running that candidate instead was not measured.
+  c.reason = faster ? fmt::format("{}; {}: ours runs more K slices than its program ran at {}x{}x{}, cuBLAS runs it",
+                                  theirs, ours, pick.at.m, pick.at.n, pick.at.k)
                     : fmt::format("{}; {}: not faster by the {:.2f} margin, cuBLAS runs it", theirs, ours,
                                   policy_.cublasMargin);
   return c;

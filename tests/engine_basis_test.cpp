@@ -1,6 +1,6 @@
 // The basis (tuner/BasisShapes, tuner/engine/BasisRun) on the simulated GPU (tests/fake_worker
 // `table`): after the requested sizes, each family's finalists are timed on every basis shape,
-// split-K families at every slice count; --no-basis writes nothing there; a spent budget records
+// split-K families at every slice count, thin's skinny tiles first and guarded at skinny shapes; --no-basis writes nothing there; a spent budget records
 // the basis untimed without the GPU; a second run resumes it and times nothing.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -51,12 +51,12 @@ bool isBasisShape(const db::ProblemKey& p) {
 
 class EngineBasis : public ::testing::Test {
  protected:
-  GpuOutcome tune(bool basis, double basisShare = 1) {
+  GpuOutcome tune(bool basis, double basisShare = 1, const Family& thin = smallThin()) {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
     auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
     options.sizes = {{256, 256, 256}, {512, 512, 512}};
-    options.families = {&smallSmem(), &smallThin()};
+    options.families = {&smallSmem(), &thin};
     options.strategy = "exhaustive";
     options.carry = 0;
     options.basis = basis;
@@ -194,6 +194,30 @@ TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCo
   const nlohmann::json json = tuneJson({run});
   EXPECT_EQ(json["gpus"][0]["basis"]["shapes"].size(), basisShapes().size());
   EXPECT_EQ(json["gpus"][0]["basis"]["shapes"][0]["regime"], "skinny M");
+}
+
+// With thin's domains keeping two of its skinny tiles (16x16 and 32x16, not 8x32), both are timed
+// guarded at every skinny basis shape, none at the others, and a second run times nothing.
+TEST_F(EngineBasis, SkinnyTilesAreTimedGuardedAtEverySkinnyShapeAndResumed) {
+  static const Family thin = withDomains(FamilyRegistry::builtin().get("thin"),
+                                         {{"BM", {16, 32}}, {"BN", {16}}, {"TM", {2}}, {"TN", {2}}, {"STAGES", {4}},
+                                          {"SPLITK", {1, 2, 4}}});
+  ASSERT_TRUE(tune(true, 1, thin).basis);
+  const auto rows = basisRows();
+  for (const BasisShape& b : basisShapes())
+    for (const char* tile : {"thin_bm16_bn16_bk32_tm2_tn2_st4", "thin_bm32_bn16_bk32_tm2_tn2_st4"}) {
+      const std::string guarded = fmt::format("{}x{}x{} {}_sk1_guarded", b.shape.M, b.shape.N, b.shape.K, tile);
+      if (!isSkinnyShape(b.shape)) continue;
+      ASSERT_EQ(rows.count(guarded), 1u) << guarded;
+      EXPECT_EQ(rows.at(guarded).rfind("ok", 0), 0u) << guarded << " " << rows.at(guarded);
+      const std::string unguarded = guarded.substr(0, guarded.size() - std::string("_guarded").size());
+      EXPECT_EQ(rows.count(unguarded), 0u) << unguarded;
+    }
+  for (const auto& [row, status] : rows) EXPECT_EQ(row.find("bm8_bn32"), std::string::npos) << row;
+  const GpuOutcome second = tune(true, 1, thin);
+  ASSERT_TRUE(second.basis);
+  for (const SizeOutcome& shape : second.basis->shapes) EXPECT_EQ(shape.timed, 0) << shape.shape.str();
+  EXPECT_EQ(basisRows(), rows);
 }
 
 TEST_F(EngineBasis, NoBasisWritesNoRowAtTheBasisShapes) {

@@ -1,9 +1,9 @@
 // Family specs: domains, constraints with reasons, geometry and shared-memory formulas.
 #include <gtest/gtest.h>
 
-#include <tuple>
-
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "CompileUnit.hpp"
 #include "FamilyRegistry.hpp"
@@ -34,6 +34,25 @@ TEST(Family, EveryConstraintHasANameAndReason) {
       EXPECT_FALSE(c.name.empty());
       EXPECT_GT(c.reason.size(), 20u) << c.name;
     }
+}
+
+// The basis times every skinny tile at every skinny shape: one with the wrong number of values
+// would be dropped silently, one outside the default domains skipped, one that violates a
+// constraint recorded rejected on every run.
+TEST(Family, EverySkinnyTileIsAValidPointOfItsFamilysSpace) {
+  for (const Family& f : reg().all())
+    for (const std::vector<int>& values : f.skinnyTiles) {
+      ASSERT_EQ(values.size(), f.params.size()) << f.name;
+      for (size_t p = 0; p < values.size(); ++p) {
+        const std::vector<int>& domain = f.params[p].domain;
+        EXPECT_NE(std::find(domain.begin(), domain.end(), values[p]), domain.end()) << f.name << " " << f.params[p].name;
+      }
+      Config c;
+      c.family = &f;
+      c.values = values;
+      EXPECT_EQ(c.violated(), nullptr) << c.name() << " violates " << c.violated()->name;
+    }
+  EXPECT_EQ(reg().get("thin").skinnyTiles.size(), 3u);
 }
 
 TEST(Family, Blocktile1dSpaceIsLargeAndValid) {

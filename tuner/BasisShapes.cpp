@@ -19,7 +19,7 @@ const std::vector<BasisShape>& basisShapes() {
        "memory-bound: B (64 MB) read once for one row of C; every tile row but one is padding"},
       {{4096, 1, 4096}, "GEMV (N = 1)", "memory-bound the other way: A read once, B one column"},
       {{16, 16, 2048}, "tiny M and N",
-       "one to four tiles whatever the tile, so only K slices fill the GPU, and each block's k loop waits on its "
+       "one or two tiles whatever the tile, so only K slices fill the GPU, and each block's k loop waits on its "
        "loads: measured on an H100, thin's 8x32 and 16x16 tiles ran 1.2-1.3x cuBLAS at such shapes, its 32x64 tile "
        "0.5-0.6x"},
       {{512, 512, 8192}, "long K, few tiles",

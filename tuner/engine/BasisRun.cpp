@@ -98,7 +98,8 @@ std::vector<Config> basisCandidates(const Family& family, const std::vector<Conf
     if (std::none_of(programs.begin(), programs.end(), [&](const Config& p) { return p.programKey() == c.programKey(); }))
       programs.push_back(basisFormFor(c, shape));
   // Breadth first: each program at its likeliest launch value before any at its second, so that a
-  // short budget measures more programs (the lookup prices other slice counts from the geometry).
+  // short budget measures more programs. The lookup prices other slice counts from the geometry,
+  // but a pick with more slices than its program ran at the anchor never faces cuBLAS.
   std::vector<std::vector<Config>> variants;
   for (const Config& c : programs) variants.push_back(atEveryLaunchValue(c, shape, smCount));
   std::vector<Config> out;
@@ -162,7 +163,8 @@ void BasisRun::prefetch(const Family& family, const std::vector<GemmShape>& orde
     if (mine.empty()) continue;
     for (const GemmShape& shape : basisShapesFor({layout}, order))
       for (Config& formed : basisCandidates(family, mine, shape, context_.gpu.smCount)) {
-        const std::string program = programOf(formed);
+        // programOf leaves the layout out (it is one per list); here the lists of every layout meet.
+        const std::string program = programOf(formed) + "_" + formed.layout.text();
         if (std::find(programs.begin(), programs.end(), program) != programs.end()) continue;
         programs.push_back(program);
         configs.push_back(std::move(formed));

@@ -2,10 +2,11 @@
 // finalists of this run (FinalistRetimer's, at every requested size of a layout; deduplicated),
 // after its skinnyTiles at a skinny shape, at every value of their launch-only parameters
 // (SPLITK: the same program; basisCandidates), are timed on the built-in basis shapes
-// (BasisShapes.hpp) in each requested layout, batch 1: a basis shape is a size like any other (cuBLAS baseline, rows verified and recorded, resumed, finalists re-timed),
-// whose candidates are this fixed list instead of the search strategy's pick of the space.
-// Its time is capped at TuneOptions::basisShare of the run: shared out evenly over the shapes
-// (the first ones when it is short), what it could not time is recorded pruned:budget.
+// (BasisShapes.hpp) in each requested layout, batch 1: a basis shape is a size like any other
+// (cuBLAS baseline, rows verified and recorded, resumed, finalists re-timed), whose candidates are
+// this fixed list instead of the search strategy's pick of the space. Its time is capped at
+// TuneOptions::basisShare of the run: shared out evenly over the shapes (the first ones when it
+// is short), what it could not time is recorded pruned:budget.
 #pragma once
 
 #include <functional>
@@ -65,8 +66,8 @@ class BasisRun {
 std::vector<Config> atEveryLaunchValue(const Config& config, const GemmShape& shape, int smCount);
 
 // What a basis shape times of `family`, in order: at a skinny shape (isSkinnyShape) the family's
-// skinnyTiles that its --params domains keep, then `finalists` (one per program, unguarded), each
-// in the form that runs `shape`, at every launch value (atEveryLaunchValue), breadth first: every
+// skinnyTiles that its --params domains keep, always guarded, then `finalists` (one per program),
+// each in the form that runs `shape` (basisFormFor), at every launch value (atEveryLaunchValue), breadth first: every
 // program at its likeliest value before any at its second.
 std::vector<Config> basisCandidates(const Family& family, const std::vector<Config>& finalists, const GemmShape& shape,
                                     int smCount);
