@@ -46,24 +46,14 @@ constexpr double kMoreSlicesPenalty = 1.5;
 // served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
 
-// A program at a measured size (m, n, k, β class): where its most K slices are counted. Slices
-// measured at any size lift kMoreSlicesPenalty (on an H100, cutlass tiles anchored unsliced and
-// measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4 slices, 0.73-0.87x without), but only
-// those measured at the anchor, where the calibration comes from, may face cuBLAS: thin's 8x32
-// measured unsliced at 16x4096x4096 and with 16 slices at 16x16x2048 ran 3.8x slower than
-// predicted with 16 slices at 17x3605x3312, 0.51x cuBLAS.
-using AtSize = std::tuple<std::string, long long, long long, long long, std::string>;
-AtSize atSize(const std::string& program, const ProblemKey& p) { return AtSize{program, p.m, p.n, p.k, p.betaClass}; }
-
-// The most K slices `program` was measured with at any size of `most`.
-int mostSlicesAnywhere(const std::map<AtSize, int>& most, const std::string& program) {
-  constexpr long long kLeast = std::numeric_limits<long long>::min();
-  int out = 0;
-  for (auto it = most.lower_bound(AtSize{program, kLeast, kLeast, kLeast, ""});
-       it != most.end() && std::get<0>(it->first) == program; ++it)
-    out = std::max(out, it->second);
-  return out;
-}
+// A measured size within one lookup (its layout and batch are the lookup's): m, n, k, β class.
+// The most K slices a program was measured with at any size lifts kMoreSlicesPenalty; at its
+// anchor (where its calibration comes from) it decides whether the pick may face cuBLAS. On an
+// H100, cutlass tiles anchored unsliced and measured split elsewhere ran at 0.86-0.94x cuBLAS with
+// 2-4 slices, 0.73-0.87x without; thin's 8x32, measured unsliced at 16x4096x4096 and with 16
+// slices at 16x16x2048, ran 3.8x slower than predicted with 16 slices at 17x3605x3312, 0.51x.
+using SizeKey = std::tuple<long long, long long, long long, std::string>;
+SizeKey sizeKeyOf(const ProblemKey& p) { return {p.m, p.n, p.k, p.betaClass}; }
 
 // Whether a launch of geometry `g` cuts K into slices shorter than kMinSliceTiles k tiles.
 bool slicesTooShort(const KernelGeometry& g, long long k) {
@@ -111,8 +101,9 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   NearestPick pick;
   std::vector<Offered> offered;
   std::map<std::string, std::vector<Observation>> byProgram, byFamily;
-  // Per program and measured size: the most K slices a row of it was measured with there.
-  std::map<AtSize, int> mostSlices;
+  // The most K slices a row of a program was measured with, anywhere and per size (SizeKey).
+  std::map<std::string, int> mostSlices;
+  std::map<std::pair<std::string, SizeKey>, int> mostSlicesAt;
   for (const ProblemKey& size : sizes) {
     std::size_t taken = 0;
     for (const Candidate& c : validAt(reads, size, false)) {
@@ -123,9 +114,10 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       if (!(raw > 0) || !(ms > 0)) continue;
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
-      byProgram[c.config.programKey()].push_back(offered.back().observation);
-      int& most = mostSlices[atSize(c.config.programKey(), size)];
-      most = std::max(most, g->slices);
+      const std::string program = c.config.programKey();
+      byProgram[program].push_back(offered.back().observation);
+      mostSlices[program] = std::max(mostSlices[program], g->slices);
+      mostSlicesAt[{program, sizeKeyOf(size)}] = std::max(mostSlicesAt[{program, sizeKeyOf(size)}], g->slices);
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -146,15 +138,13 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
-    // Slices measured anywhere lift the penalty, only those at the anchor may face cuBLAS (AtSize).
-    const int mostSlicesMeasured = mostSlicesAnywhere(mostSlices, program);
-    const int mostSlicesThere = mostSlices[atSize(program, anchor->at)];
+    const int mostSlicesThere = mostSlicesAt[{program, sizeKeyOf(anchor->at)}];
     for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
       const auto g = geometryOf(v, *anchor->candidate.row, reads.gpu, asked);
       if (!g || slicesTooShort(*g, asked.k)) continue;
       const bool unmeasuredForm = v.guarded && !anchor->candidate.row->instance().ends_with("_guarded");
       const double formPenalty = (unmeasuredForm ? kUnmeasuredGuardedPenalty : 1.0) *
-                                 (g->slices > mostSlicesMeasured ? kMoreSlicesPenalty : 1.0);
+                                 (g->slices > mostSlices[program] ? kMoreSlicesPenalty : 1.0);
       const double ms = rawMsOf(v, *g, reads.gpu, asked) * ratio;
       if (!(ms > 0)) continue;
       if (!pick.candidate || ms * formPenalty < pick.scoreMs) {

@@ -40,8 +40,12 @@ std::vector<Layout> layoutsOf(const std::vector<GemmShape>& order) {
   return out;
 }
 
-// What a configuration compiles to: its program and form (a basis shape runs one form).
-std::string programOf(const Config& config) { return config.programKey() + (config.guarded ? "_guarded" : ""); }
+// `config` unless `into` holds its compiled program already (Config::sameProgram: template
+// arguments, form and layout; launch-only values share it).
+void addProgramOnce(std::vector<Config>& into, Config config) {
+  if (std::none_of(into.begin(), into.end(), [&](const Config& c) { return c.sameProgram(config); }))
+    into.push_back(std::move(config));
+}
 
 // `family`'s skinnyTiles in `layout`, guarded, those a --params domain leaves out skipped
 // (launch-only values aside: every one is timed). Guarded at every shape: the skinny shapes a
@@ -126,7 +130,6 @@ std::vector<Config> BasisRun::candidatesOf(const Family& family, const Layout& l
   for (const GemmShape& s : order)
     if (SizeRun* run = sizes_.find(s); run && s.layout == layout)
       bySize.push_back(finalists_.finalistsOf(family.name, run->timed));
-  std::vector<std::string> programs;
   std::vector<Config> out;
   for (size_t rank = 0;; ++rank) {
     bool more = false;
@@ -135,10 +138,7 @@ std::vector<Config> BasisRun::candidatesOf(const Family& family, const Layout& l
       more = true;
       Config config = finalists[rank]->config;
       config.guarded = false;
-      const std::string program = programOf(config);
-      if (std::find(programs.begin(), programs.end(), program) != programs.end()) continue;
-      programs.push_back(program);
-      out.push_back(std::move(config));
+      addProgramOnce(out, std::move(config));
     }
     if (!more) return out;
   }
@@ -157,18 +157,12 @@ void BasisRun::prefetch(const Family& family, const std::vector<GemmShape>& orde
   // As prefetchFirstSizes: without a disk cache a finished prefetch would be compiled twice.
   if (context_.compiler.cache().dir().empty()) return;
   std::vector<Config> configs;
-  std::vector<std::string> programs;
   for (const Layout& layout : layoutsOf(order)) {
     const std::vector<Config> mine = candidatesOf(family, layout, order);
     if (mine.empty()) continue;
     for (const GemmShape& shape : basisShapesFor({layout}, order))
-      for (Config& formed : basisCandidates(family, mine, shape, context_.gpu.smCount)) {
-        // programOf leaves the layout out (it is one per list); here the lists of every layout meet.
-        const std::string program = programOf(formed) + "_" + formed.layout.text();
-        if (std::find(programs.begin(), programs.end(), program) != programs.end()) continue;
-        programs.push_back(program);
-        configs.push_back(std::move(formed));
-      }
+      for (Config& formed : basisCandidates(family, mine, shape, context_.gpu.smCount))
+        addProgramOnce(configs, std::move(formed));
   }
   context_.compiler.prefetch(configs, context_.gpu.arch());
 }
