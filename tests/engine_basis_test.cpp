@@ -93,6 +93,7 @@ TEST(BasisShapes, EveryRequestedLayoutOnceAndNoRequestedProblemTwice) {
   EXPECT_EQ(std::count(shapes.begin(), shapes.end(), GemmShape{16, 4096, 4096, tn, 1}), 1);
   for (const GemmShape& s : shapes) EXPECT_EQ(s.batch, 1);
   EXPECT_EQ(basisRegimeOf({4096, 4096, 32, tn, 1}), "small K");
+  EXPECT_EQ(basisRegimeOf({16, 16, 2048}), "tiny M and N");  // thin's 8x32 and 16x16 measured where they win
   EXPECT_EQ(basisRegimeOf({4096, 4096, 4096}), "");
 }
 
