@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gemmtune {
@@ -16,6 +17,15 @@ int Family::paramIndex(const std::string& paramName) const {
 std::string Family::onlyGpuArch() const { return onlyArch.empty() ? "" : onlyArch.substr(0, onlyArch.size() - 1); }
 
 bool Family::runsOn(const std::string& gpuArch) const { return onlyArch.empty() || gpuArch == onlyGpuArch(); }
+
+bool Family::isSkinnyTile(const std::vector<int>& values) const {
+  return std::any_of(skinnyTiles.begin(), skinnyTiles.end(), [&](const std::vector<int>& tile) {
+    if (tile.size() != values.size() || tile.size() != params.size()) return false;
+    for (size_t p = 0; p < tile.size(); ++p)
+      if (!params[p].launchOnly && tile[p] != values[p]) return false;
+    return true;
+  });
+}
 
 int Config::operator[](const std::string& paramName) const {
   int i = family->paramIndex(paramName);

@@ -104,6 +104,8 @@ struct Family {
   // Whether code compiled for this family runs on a GPU of `gpuArch` ("sm_90"): always without
   // onlyArch, else only on onlyGpuArch().
   bool runsOn(const std::string& gpuArch) const;
+  // Whether `values` are one of skinnyTiles, launch-only values aside.
+  bool isSkinnyTile(const std::vector<int>& values) const;
 };
 
 struct Config {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "GpuDetect.hpp"
 #include "GpuProfiles.hpp"
 #include "ResultStore.hpp"
+#include "search/SearchStrategy.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
 #include "engine/BasisRun.hpp"
@@ -51,7 +53,8 @@ bool isBasisShape(const db::ProblemKey& p) {
 
 class EngineBasis : public ::testing::Test {
  protected:
-  GpuOutcome tune(bool basis, double basisShare = 1, const Family& thin = smallThin()) {
+  GpuOutcome tune(bool basis, double basisShare = 1, const Family& thin = smallThin(),
+                  const std::function<void(TuneOptions&)>& adjust = {}) {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
     auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
@@ -63,17 +66,18 @@ class EngineBasis : public ::testing::Test {
     options.basisShare = basisShare;  // 1: no limit, so that the test does not hang on this machine's speed
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
     options.commandLine = "engine_basis_test";
+    if (adjust) adjust(options);
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
     TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
     return engine.run();
   }
 
-  // Rows at the basis shapes: "MxNxK instance" -> full status.
-  std::map<std::string, std::string> basisRows() const {
+  // Rows at the basis shapes (or every row): "MxNxK instance" -> full status.
+  std::map<std::string, std::string> basisRows(bool basisOnly = true) const {
     std::map<std::string, std::string> out;
     for (const auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
-      if (isBasisShape(r.key.problem))
+      if (!basisOnly || isBasisShape(r.key.problem))
         out[fmt::format("{}x{}x{} {}", r.key.problem.m, r.key.problem.n, r.key.problem.k, r.instance())] = r.fullStatus();
     return out;
   }
@@ -219,6 +223,43 @@ TEST_F(EngineBasis, SkinnyTilesAreTimedGuardedAtEverySkinnyShapeAndResumed) {
   ASSERT_TRUE(second.basis);
   for (const SizeOutcome& shape : second.basis->shapes) EXPECT_EQ(shape.timed, 0) << shape.shape.str();
   EXPECT_EQ(basisRows(), rows);
+}
+
+// The model search proposes the seeds (the family's skinny tiles at a skinny shape) right after
+// the classic configuration, however slow it predicts them, and outside its ranks.
+TEST(ModelSearch, SeedsComeRightAfterTheClassicWhateverItPredicts) {
+  auto model = makeStrategy("model", StrategyOptions{1});
+  std::vector<SearchPoint> points = {{"fast", false, 0, 8}, {"slow_tile", false, 0, 8}, {"classic", true, 0, 8}};
+  model->start(SearchContext{{1024, 1024, 1024}, 132}, points);
+  for (size_t i = 0; i < points.size(); ++i) model->tell(i, Measurement{std::vector<double>{1, 10, 5}[i], 1});
+  points[1].seed = true;
+  model->start(SearchContext{{16, 4096, 4096}, 132}, points);
+  EXPECT_EQ(model->plan(), (std::vector<size_t>{2, 1, 0}));
+  EXPECT_NE(model->notTimedReason(0).find("rank 1 of 1"), std::string::npos) << model->notTimedReason(0);
+}
+
+// A tune of a skinny size (here after a square one, with --carry 1) times thin's skinny tiles in
+// the domains at every slice count, whatever the square size ranked them.
+TEST_F(EngineBasis, ATunedSkinnySizeTimesTheSkinnyTiles) {
+  static const Family thin = withDomains(FamilyRegistry::builtin().get("thin"),
+                                         {{"BM", {16, 32, 64}}, {"BN", {16, 32, 64}}, {"TM", {2}}, {"TN", {2, 4}},
+                                          {"STAGES", {4}}, {"SPLITK", {1, 2, 4}}});
+  tune(false, 1, thin, [](TuneOptions& o) {
+    o.sizes = {{128, 128, 128}, {16, 512, 512}};  // tuned smallest first
+    o.strategy = "model";
+    o.carry = 1;
+  });
+  const auto rows = basisRows(false);
+  int skinnyOk = 0, ranked = 0;
+  for (const auto& [row, status] : rows) {
+    if (row.rfind("16x512x512 thin_", 0) != 0) continue;
+    ranked += status.rfind("pruned:rank", 0) == 0;
+    const bool skinnyTile = row.find("_bm16_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos ||
+                            row.find("_bm32_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos;
+    skinnyOk += skinnyTile && status.rfind("ok", 0) == 0;
+  }
+  EXPECT_EQ(skinnyOk, 6) << "16x16 and 32x16 at 1, 2 and 4 slices";
+  EXPECT_GT(ranked, 0) << "the search stopped early: the test says nothing otherwise";
 }
 
 TEST_F(EngineBasis, NoBasisWritesNoRowAtTheBasisShapes) {

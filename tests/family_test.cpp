@@ -55,6 +55,17 @@ TEST(Family, EverySkinnyTileIsAValidPointOfItsFamilysSpace) {
   EXPECT_EQ(reg().get("thin").skinnyTiles.size(), 3u);
 }
 
+// A skinny tile at any slice count (launch-only) is one; another tile, or a wrong-sized list, is not.
+TEST(Family, IsSkinnyTileIgnoresLaunchOnlyValues) {
+  const Family& thin = reg().get("thin");  // BM BN BK TM TN STAGES SPLITK
+  EXPECT_TRUE(thin.isSkinnyTile({16, 16, 32, 2, 2, 4, 1}));
+  EXPECT_TRUE(thin.isSkinnyTile({16, 16, 32, 2, 2, 4, 16}));
+  EXPECT_FALSE(thin.isSkinnyTile({16, 16, 32, 2, 2, 2, 1}));
+  EXPECT_FALSE(thin.isSkinnyTile({64, 64, 32, 4, 4, 4, 1}));
+  EXPECT_FALSE(thin.isSkinnyTile({16, 16, 32, 2, 2, 4}));
+  EXPECT_FALSE(reg().get("cutlass").isSkinnyTile(reg().get("cutlass").classic.value()));
+}
+
 TEST(Family, Blocktile1dSpaceIsLargeAndValid) {
   const auto& f = reg().get("blocktile1d");
   auto all = FamilyRegistry::enumerate(f, false);

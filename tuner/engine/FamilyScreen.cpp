@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "BasisShapes.hpp"
 #include "CandidateFilter.hpp"
 #include "FamilyRegistry.hpp"
 #include "engine/EngineContext.hpp"
@@ -69,6 +70,7 @@ void FamilyScreen::admit(FamilyTurn& turn, ScreenedFamily& s) {
     SearchPoint p;
     p.base = baseName(c.config);
     p.classic = s.isClassic(c.config);
+    p.seed = isSkinnyShape(turn.shape) && turn.family.isSkinnyTile(c.config.values);
     if (c.grid) p.blocks = static_cast<long long>(c.grid->x) * c.grid->y * c.grid->z;
     p.warpsPerBlock = (c.threadsPerBlock + 31) / 32;
     s.indexOf.push_back(i);

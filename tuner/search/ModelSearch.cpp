@@ -3,7 +3,8 @@
 // model that knows a tile underfilling the GPU at a small size can win at a large one), at least
 // `carry` of them, then on while the search keeps finding competitive ones: it stops once
 // `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
-// measured at a smaller size come after the predicted ones.
+// measured at a smaller size come after the predicted ones. The classic configuration comes
+// first, then the seeds (SearchPoint::seed: the family's skinny tiles at a skinny shape).
 //
 // It learns only within a series: one layout and one batch count. A configuration's instance
 // name already differs per layout (its loads differ), and a batched call is another workload: a
@@ -48,6 +49,7 @@ class ModelSearch final : public OrderedSearch {
     std::vector<size_t> order = classicFirst(points_);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (points_[a].classic != points_[b].classic) return points_[a].classic;
+      if (points_[a].seed != points_[b].seed) return points_[a].seed;
       const bool ka = predicted_[a] >= 0, kb = predicted_[b] >= 0;
       if (ka != kb) return ka;
       return ka && predicted_[a] < predicted_[b];
@@ -57,7 +59,7 @@ class ModelSearch final : public OrderedSearch {
     rank_.assign(points_.size(), 0);
     ranked_ = 0;
     for (size_t i : order_)
-      if (predicted_[i] >= 0 && !points_[i].classic) rank_[i] = ++ranked_;
+      if (predicted_[i] >= 0 && !points_[i].classic && !points_[i].seed) rank_[i] = ++ranked_;
     timed_ = 0;
     sinceCompetitive_ = 0;
     bestMs_ = 0;
