@@ -57,13 +57,15 @@ struct Family {
   // A well-known fixed configuration (unguarded form), when the family has one: always measured,
   // the yardstick of the speed-up a tuned configuration brings.
   std::optional<std::vector<int>> classic;
-  // Small tiles the main job's basis times first at its skinny shapes (M or N at most 64:
-  // tuner/BasisShapes.hpp), before the requested sizes' finalists: square sizes never make them fastest, so
-  // without this they would never be measured, and no shape nobody tuned could be served by them.
+  // Small tiles timed first at skinny shapes (M or N at most 64: tuner/BasisShapes.hpp): by the
+  // main job's basis, before the requested sizes' finalists, and by the model search at a tuned
+  // skinny size (SearchPoint::seed). Square sizes never make them fastest, so ranked from those
+  // they would never be measured, and no skinny shape could be served by them.
   // Values as `classic` (launch-only ones ignored: every value is timed); each is skipped where
-  // a --params domain leaves it out. Always timed guarded, even where the tile divides the basis
+  // a --params domain leaves it out. The basis times them guarded even where the tile divides its
   // shape: the shapes a program has rarely do, and the lookup counts an unmeasured guarded form
-  // twice (so an exact query at such a basis shape gets the guarded row).
+  // twice (so an exact query at such a basis shape gets the guarded row). A tuned size times the
+  // form that size needs.
   std::vector<std::vector<int>> skinnyTiles;
   std::vector<Constraint> constraints;
   std::vector<TargetConstraint> targetConstraints;

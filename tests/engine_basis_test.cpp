@@ -225,6 +225,27 @@ TEST_F(EngineBasis, SkinnyTilesAreTimedGuardedAtEverySkinnyShapeAndResumed) {
   EXPECT_EQ(basisRows(), rows);
 }
 
+// Seeds, however slow, are timed on top of --carry and never use up the patience: with --carry 1
+// (patience 4) the ranked candidates get the fastest and four more, as without seeds.
+TEST(ModelSearch, SeedsAreTimedOnTopOfTheCarryAndThePatience) {
+  auto model = makeStrategy("model", StrategyOptions{1});
+  std::vector<SearchPoint> points;
+  for (int i = 0; i < 12; ++i) points.push_back({fmt::format("p{}", i), false, 0, 8});
+  // p0..p4: seeds, each slower than the last (counted, they would spend the patience); p5 the fastest.
+  auto msOf = [](size_t i) { return i < 5 ? 10.0 + double(i) : i == 5 ? 1.0 : 5.0 + 0.1 * double(i); };
+  model->start(SearchContext{{1024, 1024, 1024}, 132}, points);
+  for (size_t i = 0; i < points.size(); ++i) model->tell(i, Measurement{msOf(i), 1});
+  for (size_t i = 0; i < 5; ++i) points[i].seed = true;
+  model->start(SearchContext{{16, 4096, 4096}, 132}, points);
+  EXPECT_EQ(model->expectedRemaining(), 5u + 4u) << "the seeds, then the patience";
+  std::vector<size_t> proposed;
+  while (auto i = model->next()) {
+    proposed.push_back(*i);
+    model->tell(*i, Measurement{msOf(*i), 1});
+  }
+  EXPECT_EQ(proposed, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
 // The model search proposes the seeds (the family's skinny tiles at a skinny shape) right after
 // the classic configuration, however slow it predicts them, and outside its ranks.
 TEST(ModelSearch, SeedsComeRightAfterTheClassicWhateverItPredicts) {
@@ -238,28 +259,53 @@ TEST(ModelSearch, SeedsComeRightAfterTheClassicWhateverItPredicts) {
   EXPECT_NE(model->notTimedReason(0).find("rank 1 of 1"), std::string::npos) << model->notTimedReason(0);
 }
 
+// thin's 16x16 and 32x16 skinny tiles among 3 x 3 tiles; thin_bm32_bn16_bk32_tm2_tn2_st4_sk2 -> true.
+bool isSkinnyTileRow(const std::string& instance) {
+  return instance.find("_bm16_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos ||
+         instance.find("_bm32_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos;
+}
+
 // A tune of a skinny size (here after a square one, with --carry 1) times thin's skinny tiles in
-// the domains at every slice count, whatever the square size ranked them.
-TEST_F(EngineBasis, ATunedSkinnySizeTimesTheSkinnyTiles) {
+// the domains at every slice count, whatever the square size ranked them, also on resuming a
+// database whose earlier run ranked them out.
+TEST_F(EngineBasis, ATunedSkinnySizeTimesTheSkinnyTilesAlsoWhereAnEarlierRunRankedThemOut) {
   static const Family thin = withDomains(FamilyRegistry::builtin().get("thin"),
                                          {{"BM", {16, 32, 64}}, {"BN", {16, 32, 64}}, {"TM", {2}}, {"TN", {2, 4}},
                                           {"STAGES", {4}}, {"SPLITK", {1, 2, 4}}});
-  tune(false, 1, thin, [](TuneOptions& o) {
-    o.sizes = {{128, 128, 128}, {16, 512, 512}};  // tuned smallest first
-    o.strategy = "model";
-    o.carry = 1;
-  });
-  const auto rows = basisRows(false);
-  int skinnyOk = 0, ranked = 0;
-  for (const auto& [row, status] : rows) {
-    if (row.rfind("16x512x512 thin_", 0) != 0) continue;
-    ranked += status.rfind("pruned:rank", 0) == 0;
-    const bool skinnyTile = row.find("_bm16_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos ||
-                            row.find("_bm32_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos;
-    skinnyOk += skinnyTile && status.rfind("ok", 0) == 0;
-  }
-  EXPECT_EQ(skinnyOk, 6) << "16x16 and 32x16 at 1, 2 and 4 slices";
-  EXPECT_GT(ranked, 0) << "the search stopped early: the test says nothing otherwise";
+  auto tuneSkinny = [&] {
+    tune(false, 1, thin, [](TuneOptions& o) {
+      o.sizes = {{128, 128, 128}, {16, 512, 512}};  // tuned smallest first
+      o.strategy = "model";
+      o.carry = 1;
+    });
+  };
+  auto count = [&](const std::string& statusPrefix, bool skinnyTilesOnly) {
+    int n = 0;
+    for (const auto& [row, status] : basisRows(false))
+      n += row.rfind("16x512x512 thin_", 0) == 0 && status.rfind(statusPrefix, 0) == 0 &&
+           (!skinnyTilesOnly || isSkinnyTileRow(row));
+    return n;
+  };
+  tuneSkinny();
+  EXPECT_EQ(count("ok", true), 6) << "16x16 and 32x16 at 1, 2 and 4 slices";
+  EXPECT_GT(count("pruned:rank", false), 0) << "the search stopped early: the test says nothing otherwise";
+
+  // As a run from before seeds existed left them.
+  auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
+  const std::int64_t run = store->beginRun(db::RunInfo{resolveGpu("h100"), 13000, "13.0"});
+  for (db::StoredResult r : store->results({}))
+    if (r.key.problem.m == 16 && isSkinnyTileRow(r.instance())) {
+      r.setStatus("pruned:rank");
+      r.errorText = "rank 9 of 30 by predicted time (1 ms, from its time at 128x128x128); the search stopped";
+      r.medianMs = r.minMs = std::nullopt;
+      r.measuredAt.clear();
+      ASSERT_TRUE(store->recordResult(run, r)) << r.instance();
+    }
+  store->endRun(run);
+  store.reset();
+  ASSERT_EQ(count("pruned:rank", true), 6);
+  tuneSkinny();
+  EXPECT_EQ(count("ok", true), 6) << "a seed's rank pruning does not stand";
 }
 
 TEST_F(EngineBasis, NoBasisWritesNoRowAtTheBasisShapes) {

@@ -18,6 +18,11 @@ std::optional<Config> classicConfig(const Family& f, const GemmShape& s) {
   return c;
 }
 
+// Whether the search proposes `c` right after the classic configuration at `shape` (SearchPoint::seed).
+bool isSeed(const Config& c, const GemmShape& shape) {
+  return isSkinnyShape(shape) && c.family->isSkinnyTile(c.values);
+}
+
 }  // namespace
 
 SpaceOptions spaceAt(const GemmShape& shape, const TuneOptions& options) {
@@ -70,7 +75,7 @@ void FamilyScreen::admit(FamilyTurn& turn, ScreenedFamily& s) {
     SearchPoint p;
     p.base = baseName(c.config);
     p.classic = s.isClassic(c.config);
-    p.seed = isSkinnyShape(turn.shape) && turn.family.isSkinnyTile(c.config.values);
+    p.seed = isSeed(c.config, turn.shape);
     if (c.grid) p.blocks = static_cast<long long>(c.grid->x) * c.grid->y * c.grid->z;
     p.warpsPerBlock = (c.threadsPerBlock + 31) / 32;
     s.indexOf.push_back(i);
@@ -99,7 +104,9 @@ RankPruning::RankPruning(const ScreenedFamily& screened, const RowRecorder& rows
 const std::string* RankPruning::keptReason(size_t point) const {
   const Candidate& c = screened_.candidateOf(point);
   const std::string& srcHash = screened_.sourceHashOf(point);
-  if (!stands_ || screened_.isClassic(c.config) || rows_.hasStoredRow(c, srcHash, shape_)) return nullptr;
+  // A seed is always timed: a run from before seeds existed may have ranked it out.
+  if (!stands_ || screened_.isClassic(c.config) || isSeed(c.config, shape_) || rows_.hasStoredRow(c, srcHash, shape_))
+    return nullptr;
   const std::string* reason = rows_.storedRankPruning(c, srcHash, shape_);
   return reason && strategy_.wroteNotTimedReason(*reason) ? reason : nullptr;
 }

@@ -4,7 +4,8 @@
 // `carry` of them, then on while the search keeps finding competitive ones: it stops once
 // `patience` candidates in a row came no closer than 2 % to the best. Candidates with nothing
 // measured at a smaller size come after the predicted ones. The classic configuration comes
-// first, then the seeds (SearchPoint::seed: the family's skinny tiles at a skinny shape).
+// first, then the seeds (SearchPoint::seed: the family's skinny tiles at a skinny shape), timed
+// on top of `carry` and outside the patience count.
 //
 // It learns only within a series: one layout and one batch count. A configuration's instance
 // name already differs per layout (its loads differ), and a batched call is another workload: a
@@ -67,7 +68,9 @@ class ModelSearch final : public OrderedSearch {
   }
 
   std::optional<size_t> next() override {
-    if (pos_ < order_.size() && !everything_ && timed_ >= carry_ && sinceCompetitive_ >= patience_) {
+    // Never before a seed: rows resumed and told first may have spent the carry and the patience.
+    if (pos_ < order_.size() && !points_[order_[pos_]].seed && !everything_ && timed_ >= carry_ &&
+        sinceCompetitive_ >= patience_) {
       stopped_ = true;
       return std::nullopt;
     }
@@ -76,8 +79,10 @@ class ModelSearch final : public OrderedSearch {
 
   void tell(size_t index, const Measurement& m) override {
     const SearchPoint& p = points_[index];
-    if (!p.classic) ++timed_;
-    ++sinceCompetitive_;
+    // Seeds are timed on top of --carry and never use up the patience: the ranked candidates
+    // get what they got before seeds existed.
+    if (!p.classic && !p.seed) ++timed_;
+    if (!p.seed) ++sinceCompetitive_;
     if (!m.medianMs) return;
     const double ms = *m.medianMs;
     auto& seen = history_[historyKey(p.base, context_.shape)];
@@ -90,8 +95,10 @@ class ModelSearch final : public OrderedSearch {
   size_t expectedRemaining() const override {
     const size_t left = order_.size() - pos_;
     if (everything_) return left;
+    const size_t seeds = static_cast<size_t>(
+        std::count_if(order_.begin() + static_cast<std::ptrdiff_t>(pos_), order_.end(), [&](size_t i) { return points_[i].seed; }));
     const int more = std::max(carry_ - timed_, patience_ - sinceCompetitive_);
-    return std::min(left, static_cast<size_t>(std::max(0, more)));
+    return std::min(left, seeds + static_cast<size_t>(std::max(0, more)));
   }
 
   bool wroteNotTimedReason(const std::string& reason) const override {

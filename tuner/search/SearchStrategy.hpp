@@ -19,10 +19,9 @@ struct SearchPoint {
   bool classic = false;      // the family's yardstick: every strategy proposes it first
   long long blocks = 0;      // thread blocks the launch plan starts at this size (0: unknown)
   int warpsPerBlock = 0;
-  // The model search proposes it right after the classic configuration, whatever it predicts:
-  // one of the family's skinnyTiles at a skinny shape (Family::skinnyTiles). Ranked from square
-  // sizes they come last, and a `tune --seen` of 5x13x2098 timed none of them (its best of ours
-  // 0.49x cuBLAS, measured on an H100, where the basis's 16x16 tile had served it at 1.23x).
+  // One of the family's skinnyTiles at a skinny shape (Family::skinnyTiles): the model search
+  // proposes it right after the classic configuration, on top of --carry, since ranked from
+  // square sizes it would come last (docs/design.md, "The tuning engine").
   bool seed = false;
 };
 
