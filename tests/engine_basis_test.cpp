@@ -225,25 +225,63 @@ TEST_F(EngineBasis, SkinnyTilesAreTimedGuardedAtEverySkinnyShapeAndResumed) {
   EXPECT_EQ(basisRows(), rows);
 }
 
-// Seeds, however slow, are timed on top of --carry and never use up the patience: with --carry 1
-// (patience 4) the ranked candidates get the fastest and four more, as without seeds.
+// thin's 16x16 and 32x16 skinny tiles among 3 x 3 tiles; thin_bm32_bn16_bk32_tm2_tn2_st4_sk2 -> true.
+bool isSkinnyTileRow(const std::string& instance) {
+  return instance.find("_bm16_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos ||
+         instance.find("_bm32_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos;
+}
+
+// Seeds, however slow, are timed on top of --carry and never use up the patience (4 here): the
+// ranked candidates get the fastest and four more with --carry 1, six and then the patience with
+// --carry 6, as without seeds.
 TEST(ModelSearch, SeedsAreTimedOnTopOfTheCarryAndThePatience) {
-  auto model = makeStrategy("model", StrategyOptions{1});
-  std::vector<SearchPoint> points;
-  for (int i = 0; i < 12; ++i) points.push_back({fmt::format("p{}", i), false, 0, 8});
-  // p0..p4: seeds, each slower than the last (counted, they would spend the patience); p5 the fastest.
+  // p0..p4: seeds, each slower than the last (counted, they would spend the patience and the
+  // carry); p5 the fastest, then p6, p7, ... in order.
   auto msOf = [](size_t i) { return i < 5 ? 10.0 + double(i) : i == 5 ? 1.0 : 5.0 + 0.1 * double(i); };
-  model->start(SearchContext{{1024, 1024, 1024}, 132}, points);
-  for (size_t i = 0; i < points.size(); ++i) model->tell(i, Measurement{msOf(i), 1});
-  for (size_t i = 0; i < 5; ++i) points[i].seed = true;
-  model->start(SearchContext{{16, 4096, 4096}, 132}, points);
-  EXPECT_EQ(model->expectedRemaining(), 5u + 4u) << "the seeds, then the patience";
-  std::vector<size_t> proposed;
-  while (auto i = model->next()) {
-    proposed.push_back(*i);
-    model->tell(*i, Measurement{msOf(*i), 1});
-  }
-  EXPECT_EQ(proposed, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  auto proposals = [&](int carry, size_t expectedAtStart) {
+    auto model = makeStrategy("model", StrategyOptions{carry});
+    std::vector<SearchPoint> points;
+    for (int i = 0; i < 17; ++i) points.push_back({fmt::format("p{}", i), false, 0, 8});
+    model->start(SearchContext{{1024, 1024, 1024}, 132}, points);
+    for (size_t i = 0; i < points.size(); ++i) model->tell(i, Measurement{msOf(i), 1});
+    for (size_t i = 0; i < 5; ++i) points[i].seed = true;
+    model->start(SearchContext{{16, 4096, 4096}, 132}, points);
+    EXPECT_EQ(model->expectedRemaining(), expectedAtStart) << "--carry " << carry;
+    size_t proposed = 0;
+    for (size_t expected = 0; auto i = model->next(); ++expected, ++proposed) {
+      EXPECT_EQ(*i, expected) << "--carry " << carry;
+      model->tell(*i, Measurement{msOf(*i), 1});
+    }
+    return proposed;
+  };
+  EXPECT_EQ(proposals(1, 5 + 4), 5u + 1 + 4);
+  EXPECT_EQ(proposals(6, 5 + 6), 5u + 6);  // p5..p10: the carry; p6..p10 also the patience
+}
+
+// A resumed run asked for a --carry above the ranked candidates an earlier run timed ranks
+// afresh, whatever number of seeds that run timed besides.
+TEST_F(EngineBasis, ResumingWithALargerCarryRanksAfreshWhateverTheSeedsTimed) {
+  static const Family thin = withDomains(FamilyRegistry::builtin().get("thin"),
+                                         {{"BM", {16, 32, 64}}, {"BN", {16, 32, 64}}, {"TM", {2}}, {"TN", {2, 4}},
+                                          {"STAGES", {4}}, {"SPLITK", {1, 2, 4}}});
+  auto okAtSkinny = [&](bool seeds) {
+    int n = 0;
+    for (const auto& [row, status] : basisRows(false))
+      n += row.rfind("16x512x512 thin_", 0) == 0 && status.rfind("ok", 0) == 0 && isSkinnyTileRow(row) == seeds;
+    return n;
+  };
+  auto tuneWithCarry = [&](int carry) {
+    tune(false, 1, thin, [carry](TuneOptions& o) {
+      o.sizes = {{128, 128, 128}, {16, 512, 512}};
+      o.strategy = "model";
+      o.carry = carry;
+    });
+  };
+  tuneWithCarry(1);
+  const int ranked = okAtSkinny(false);
+  ASSERT_EQ(okAtSkinny(true), 6);
+  tuneWithCarry(ranked + 3);  // fewer than the ranked and the seeds together
+  EXPECT_GE(okAtSkinny(false), ranked + 3) << "the earlier run's ranking stood";
 }
 
 // The model search proposes the seeds (the family's skinny tiles at a skinny shape) right after
@@ -257,12 +295,6 @@ TEST(ModelSearch, SeedsComeRightAfterTheClassicWhateverItPredicts) {
   model->start(SearchContext{{16, 4096, 4096}, 132}, points);
   EXPECT_EQ(model->plan(), (std::vector<size_t>{2, 1, 0}));
   EXPECT_NE(model->notTimedReason(0).find("rank 1 of 1"), std::string::npos) << model->notTimedReason(0);
-}
-
-// thin's 16x16 and 32x16 skinny tiles among 3 x 3 tiles; thin_bm32_bn16_bk32_tm2_tn2_st4_sk2 -> true.
-bool isSkinnyTileRow(const std::string& instance) {
-  return instance.find("_bm16_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos ||
-         instance.find("_bm32_bn16_bk32_tm2_tn2_st4_sk") != std::string::npos;
 }
 
 // A tune of a skinny size (here after a square one, with --carry 1) times thin's skinny tiles in

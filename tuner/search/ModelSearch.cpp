@@ -68,7 +68,7 @@ class ModelSearch final : public OrderedSearch {
   }
 
   std::optional<size_t> next() override {
-    // Never before a seed: rows resumed and told first may have spent the carry and the patience.
+    // Never before a seed (defensive: seeds come first and spend neither the carry nor the patience).
     if (pos_ < order_.size() && !points_[order_[pos_]].seed && !everything_ && timed_ >= carry_ &&
         sinceCompetitive_ >= patience_) {
       stopped_ = true;
@@ -79,8 +79,8 @@ class ModelSearch final : public OrderedSearch {
 
   void tell(size_t index, const Measurement& m) override {
     const SearchPoint& p = points_[index];
-    // Seeds are timed on top of --carry and never use up the patience: the ranked candidates
-    // get what they got before seeds existed.
+    // Seeds are timed on top of --carry and never use up the patience (a fast seed still sets
+    // the best that ranked candidates must come within 2 % of).
     if (!p.classic && !p.seed) ++timed_;
     if (!p.seed) ++sinceCompetitive_;
     if (!m.medianMs) return;

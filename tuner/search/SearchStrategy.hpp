@@ -20,7 +20,8 @@ struct SearchPoint {
   long long blocks = 0;      // thread blocks the launch plan starts at this size (0: unknown)
   int warpsPerBlock = 0;
   // One of the family's skinnyTiles at a skinny shape (Family::skinnyTiles): the model search
-  // proposes it right after the classic configuration, on top of --carry, since ranked from
+  // proposes it right after the classic configuration, on top of --carry and outside the
+  // patience, since ranked from
   // square sizes it would come last (docs/design.md, "The tuning engine").
   bool seed = false;
 };
