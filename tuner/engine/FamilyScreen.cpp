@@ -92,12 +92,13 @@ RankPruning::RankPruning(const ScreenedFamily& screened, const RowRecorder& rows
   // sizes below, whose finalists that run re-timed after ranking; ranked again from the re-timed
   // figures, near-equals at the cut swap places and the same command would time a few more each
   // time (6 at 8192 of a warm 1024..8192 tune, measured on an H100). Asked for a --carry above
-  // what was timed, exhaustively or by another strategy, the rest are ranked afresh. The classic
-  // configuration and the seeds are timed on top of --carry, so they do not count.
+  // what was timed, exhaustively or by another strategy, the rest are ranked afresh. The seeds are
+  // timed on top of --carry, so they do not count (the classic configuration still does, as it
+  // always has: a warm main job resumes exactly what it did before).
   int storedOk = 0;
   for (size_t point = 0; point < screened.indexOf.size(); ++point) {
     const Candidate& c = screened.candidateOf(point);
-    if (screened.isClassic(c.config) || isSeed(c.config, shape)) continue;
+    if (isSeed(c.config, shape)) continue;
     const db::StoredResult* stored = rows.storedRow(c, screened.sourceHashOf(point), shape);
     if (stored) storedOk += stored->status == kStatusOk;
   }
