@@ -380,7 +380,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--strategy", a->strategy,
                   "Search strategy (" + names + "): model times everything at the first size, then at each "
                   "larger one the candidates in the order of their time predicted from the smaller size "
-                  "(waves of blocks over the SMs), at least --carry of them and on while they stay competitive; "
+                  "(waves of blocks over the SMs), at least --carry of them and on while they stay competitive "
+                  "(at M or N <= 64 thin's small tiles first, on top); "
                   "exhaustive times everything; random draws --carry per size")
       ->capture_default_str();
   sub->add_option("--carry", a->carry,
