@@ -31,6 +31,7 @@ struct ProblemKey {
   std::string betaClass = "any";
   long long batch = 1;
   bool operator==(const ProblemKey&) const = default;
+  auto operator<=>(const ProblemKey&) const = default;  // a map key (serving's per-size counts)
 };
 
 // The key of a problem the rest of the house names by GemmShape (problem/GemmShape.hpp), and back;

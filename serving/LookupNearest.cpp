@@ -46,15 +46,6 @@ constexpr double kMoreSlicesPenalty = 1.5;
 // served 9×1592×45 and 29×1848×24 at 0.37–0.40× cuBLAS.
 constexpr long long kMinSliceTiles = 4;
 
-// A measured size within one lookup (its layout and batch are the lookup's): m, n, k, β class.
-// The most K slices a program was measured with at any size lifts kMoreSlicesPenalty; at its
-// anchor (where its calibration comes from) it decides whether the pick may face cuBLAS. On an
-// H100, cutlass tiles anchored unsliced and measured split elsewhere ran at 0.86-0.94x cuBLAS with
-// 2-4 slices, 0.73-0.87x without; thin's 8x32, measured unsliced at 16x4096x4096 and with 16
-// slices at 16x16x2048, ran 3.8x slower than predicted with 16 slices at 17x3605x3312, 0.51x.
-using SizeKey = std::tuple<long long, long long, long long, std::string>;
-SizeKey sizeKeyOf(const ProblemKey& p) { return {p.m, p.n, p.k, p.betaClass}; }
-
 // Whether a launch of geometry `g` cuts K into slices shorter than kMinSliceTiles k tiles.
 bool slicesTooShort(const KernelGeometry& g, long long k) {
   if (g.slices <= 1 || g.tileK <= 0) return false;
@@ -80,6 +71,11 @@ std::vector<Config> runnableVariants(const Config& measured, const db::StoredRes
 
 }  // namespace
 
+// The most K slices a program was measured with anywhere lifts kMoreSlicesPenalty; at its anchor
+// (where its calibration comes from) it decides whether the pick may face cuBLAS. On an H100,
+// cutlass tiles anchored unsliced and measured split elsewhere ran at 0.86-0.94x cuBLAS with 2-4
+// slices, 0.73-0.87x without; thin's 8x32, measured unsliced at 16x4096x4096 and with 16 slices at
+// 16x16x2048, ran 3.8x slower than predicted with 16 slices at 17x3605x3312, 0.51x.
 Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   const ProblemKey& asked = reads.asked;
   auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
@@ -101,9 +97,9 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   NearestPick pick;
   std::vector<Offered> offered;
   std::map<std::string, std::vector<Observation>> byProgram, byFamily;
-  // The most K slices a row of a program was measured with, anywhere and per size (SizeKey).
+  // The most K slices a row of a program was measured with, anywhere and per size (see above).
   std::map<std::string, int> mostSlices;
-  std::map<std::pair<std::string, SizeKey>, int> mostSlicesAt;
+  std::map<std::pair<std::string, ProblemKey>, int> mostSlicesAt;
   for (const ProblemKey& size : sizes) {
     std::size_t taken = 0;
     for (const Candidate& c : validAt(reads, size, false)) {
@@ -117,7 +113,8 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
       const std::string program = c.config.programKey();
       byProgram[program].push_back(offered.back().observation);
       mostSlices[program] = std::max(mostSlices[program], g->slices);
-      mostSlicesAt[{program, sizeKeyOf(size)}] = std::max(mostSlicesAt[{program, sizeKeyOf(size)}], g->slices);
+      int& mostThere = mostSlicesAt[{program, size}];
+      mostThere = std::max(mostThere, g->slices);
       byFamily[c.config.family->name].push_back(offered.back().observation);
     }
     pick.offered += static_cast<int>(taken);
@@ -138,7 +135,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
     const Config& measured = anchor->candidate.config;
     const double ratio = calibrationRatio(asked, byProgram[program], byFamily[measured.family->name]);
     if (!(ratio > 0)) continue;
-    const int mostSlicesThere = mostSlicesAt[{program, sizeKeyOf(anchor->at)}];
+    const int mostSlicesThere = mostSlicesAt[{program, anchor->at}];
     for (const Config& v : runnableVariants(measured, *anchor->candidate.row, reads.gpu, asked)) {
       const auto g = geometryOf(v, *anchor->candidate.row, reads.gpu, asked);
       if (!g || slicesTooShort(*g, asked.k)) continue;
