@@ -46,6 +46,21 @@ Medians okMedians(const std::vector<db::StoredResult>& rows, const GemmShape& si
   return out;
 }
 
+std::string rowStory(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& instance) {
+  for (const auto& r : rows) {
+    if (r.instance() != instance || r.key.problem.m != size.M || r.key.problem.n != size.N || r.key.problem.k != size.K)
+      continue;
+    std::string story = r.fullStatus();
+    if (r.medianMs) story += fmt::format(", median {:.4f} ms", *r.medianMs);
+    if (r.spread) story += fmt::format(", spread {:.3f}", *r.spread);
+    if (r.reps) story += fmt::format(", {} reps", *r.reps);
+    if (r.partial) story += ", partial";
+    if (r.smClockMHz) story += fmt::format(", SM clock {} MHz", *r.smClockMHz);
+    return story;
+  }
+  return "absent";
+}
+
 ::testing::AssertionResult onePerKey(const std::vector<db::StoredResult>& rows) {
   std::set<std::string> keys, names;
   for (const auto& r : rows) {

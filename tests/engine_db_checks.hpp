@@ -23,6 +23,10 @@ std::string integrity(const std::filesystem::path& dbPath);
 using Medians = std::map<std::string, double>;
 Medians okMedians(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& family = {});
 
+// What `rows` hold for `instance` at `size`, for a failure message: its status with median, spread,
+// repetitions and SM clock, or "absent".
+std::string rowStory(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& instance);
+
 // Each cache key and each (instance, problem) appears once.
 ::testing::AssertionResult onePerKey(const std::vector<db::StoredResult>& rows);
 // Every row of `before` with a final status (not pruned, not worker_died) is in `after` with the

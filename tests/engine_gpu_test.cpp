@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "Compiler.hpp"
@@ -215,6 +217,23 @@ int resumedIn(const std::string& jsonText) {
   return n;
 }
 
+// Each run's winner at `size` as every run stored it: whether the resumed run timed the others'
+// winners, pruned them (and why) or measured them slower, and at what clock.
+std::string winnersStory(const std::vector<db::StoredResult>& reference, const std::vector<db::StoredResult>& warm,
+                         const std::vector<db::StoredResult>& resumed, const GemmShape& size) {
+  std::set<std::string> winners;
+  for (const auto* rows : {&reference, &warm, &resumed}) {
+    const Medians m = okMedians(*rows, size);
+    auto best = std::min_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best != m.end()) winners.insert(best->first);
+  }
+  std::string out;
+  for (const auto& w : winners)
+    out += w + ": reference " + rowStory(reference, size, w) + "; warm " + rowStory(warm, size, w) + "; resumed " +
+           rowStory(resumed, size, w) + "\n";
+  return out;
+}
+
 }  // namespace
 
 // Kill points are uniform over the first 70 % of an uninterrupted run's wall time (the seed is
@@ -279,7 +298,8 @@ TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) 
     EXPECT_TRUE(first || second) << "at " << s.str() << ": against the first uninterrupted run: " << first.message()
                                  << "; against the second: " << second.message()
                                  << "; the two uninterrupted runs: "
-                                 << sameBest(okMedians(referenceRows, s), okMedians(warmRows, s)).message();
+                                 << sameBest(okMedians(referenceRows, s), okMedians(warmRows, s)).message()
+                                 << "\n" << winnersStory(referenceRows, warmRows, finalRows, s);
   }
 }
 
