@@ -10,6 +10,11 @@ gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_p
 gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp engine_cli_process.cpp LIBS gemmtune_tuner gemmtune_serving)
 target_compile_definitions(engine_sim_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
 add_dependencies(engine_sim_test fake_worker)
+# `tune` killed at random points and resumed, on the simulated GPU: exactly what one run finds.
+gemmtune_add_test(engine_sim_resume_test SOURCES engine_sim_resume_test.cpp engine_cli_process.cpp engine_db_checks.cpp
+                  LIBS gemmtune_tuner gemmtune_serving)
+target_compile_definitions(engine_sim_resume_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+add_dependencies(engine_sim_resume_test fake_worker)
 # The engine across layouts and batches on the simulated GPU.
 gemmtune_add_test(engine_layouts_test SOURCES engine_layouts_test.cpp LIBS gemmtune_tuner)
 target_compile_definitions(engine_layouts_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
