@@ -4,12 +4,10 @@
 // rows measured. engine_gpu_test's TuneCli test does the same on a GPU, where noise blurs it.
 #include <gtest/gtest.h>
 
-#include <signal.h>
-
 #include <chrono>
+#include <algorithm>
 #include <random>
 #include <set>
-#include <thread>
 
 #include "db_test_support.hpp"
 #include "engine_cli_process.hpp"
@@ -64,18 +62,8 @@ TEST_F(EngineSimResume, SigkillAtRandomPointsThenResumeFindsWhatOneRunFinds) {
   const double fullSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const unsigned seed = std::random_device{}();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> killAfter(0.05, std::max(0.2, 0.9 * fullSeconds));
-  int killedMidRun = 0;
-  for (int loop = 0; loop < 12; ++loop) {
-    const double delay = killAfter(rng);
-    SCOPED_TRACE(testing::Message() << "loop " << loop << ", SIGKILL after " << delay << " s, seed " << seed);
-    CliProcess tuner(args(killed), env(), dir_.path());
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    killedMidRun += tuner.running();
-    tuner.signal(SIGKILL);
-    ASSERT_TRUE(tuner.wait(std::chrono::seconds(30)));
-  }
+  const int killedMidRun =
+      killAtRandomPoints(args(killed), env(), dir_.path(), {12, 0.05, std::max(0.2, 0.9 * fullSeconds), seed});
   RecordProperty("killed_mid_run", std::to_string(killedMidRun));
   EXPECT_GT(killedMidRun, 0) << "every run finished before its kill: nothing was tested";
   ASSERT_NO_FATAL_FAILURE(runToEnd(killed));
