@@ -6,10 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
-#include <random>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -125,30 +122,6 @@ bool noWorkersWithin(std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return true;
-}
-
-int killAtRandomPoints(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                       const std::filesystem::path& outputDir, const KillPlan& plan,
-                       const std::function<void()>& afterEach) {
-  std::mt19937 rng(plan.seed);
-  std::uniform_real_distribution<double> killAfter(plan.minSeconds, plan.maxSeconds);
-  int killedMidRun = 0;
-  for (int loop = 0; loop < plan.loops; ++loop) {
-    const double delay = killAfter(rng);
-    SCOPED_TRACE(testing::Message() << "loop " << loop << ", SIGKILL after " << delay << " s, seed " << plan.seed);
-    {
-      CliProcess tuner(args, env, outputDir);
-      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-      killedMidRun += tuner.running();
-      tuner.signal(SIGKILL);
-      auto rc = tuner.wait(std::chrono::seconds(30));
-      EXPECT_TRUE(rc) << "tune did not end 30 s after SIGKILL";
-      if (!rc) return killedMidRun;
-      EXPECT_TRUE(*rc == 128 + SIGKILL || *rc == 0) << "exit " << *rc << ":\n" << tuner.err();
-    }
-    if (afterEach) afterEach();
-  }
-  return killedMidRun;
 }
 
 }  // namespace gemmtune::test

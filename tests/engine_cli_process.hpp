@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,19 +35,6 @@ class CliProcess {
   std::optional<int> exitCode_;
   std::filesystem::path outPath_, errPath_;
 };
-
-// `gemmtune args` started `loops` times, each SIGKILLed after a delay drawn uniformly from
-// [minSeconds, maxSeconds] with `seed`; `afterEach` runs after each ended (the test's checks of
-// what it left). Failures name the loop, the delay and the seed. Returns how many runs were still
-// running when killed.
-struct KillPlan {
-  int loops = 10;
-  double minSeconds = 0, maxSeconds = 1;
-  unsigned seed = 0;
-};
-int killAtRandomPoints(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                       const std::filesystem::path& outputDir, const KillPlan& plan,
-                       const std::function<void()>& afterEach = {});
 
 // Live `gemmtune worker` processes of GEMMTUNE_CLI (orphans would hold the GPU).
 int liveWorkers();

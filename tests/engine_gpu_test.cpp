@@ -252,17 +252,30 @@ TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) 
 
   const unsigned seed = std::random_device{}();
   RecordProperty("seed", std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> killAfter(0.2, std::max(0.5, 0.7 * fullSeconds));
   std::vector<db::StoredResult> previous;
-  const int killedMidRun =
-      killAtRandomPoints(args(killed), env(), dir_.path(), {10, 0.2, std::max(0.5, 0.7 * fullSeconds), seed}, [&] {
-        EXPECT_TRUE(noWorkersWithin(5s)) << "a worker outlived its killed tuner";
-        if (!fs::exists(killed)) return;  // killed before the database was created
-        EXPECT_EQ(integrity(killed), "ok");
-        auto rows = readRows(killed);
-        EXPECT_TRUE(onePerKey(rows));
-        EXPECT_TRUE(finalRowsKept(previous, rows));
-        previous = std::move(rows);
-      });
+  int killedMidRun = 0;
+  for (int loop = 0; loop < 10; ++loop) {
+    const double delay = killAfter(rng);
+    SCOPED_TRACE(testing::Message() << "loop " << loop << ", SIGKILL after " << delay << " s, seed " << seed);
+    {
+      CliProcess tuner(args(killed), env(), dir_.path());
+      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+      killedMidRun += tuner.running();
+      tuner.signal(SIGKILL);
+      auto rc = tuner.wait(30s);
+      ASSERT_TRUE(rc);
+      EXPECT_TRUE(*rc == 128 + SIGKILL || *rc == 0) << "exit " << *rc << ":\n" << tuner.err();
+    }
+    EXPECT_TRUE(noWorkersWithin(5s)) << "a worker outlived its killed tuner";
+    if (!fs::exists(killed)) continue;  // killed before the database was created
+    EXPECT_EQ(integrity(killed), "ok");
+    auto rows = readRows(killed);
+    EXPECT_TRUE(onePerKey(rows));
+    EXPECT_TRUE(finalRowsKept(previous, rows));
+    previous = std::move(rows);
+  }
   RecordProperty("killed_mid_run", std::to_string(killedMidRun));
   EXPECT_GT(killedMidRun, 0) << "every run finished before its kill: nothing was tested";
 

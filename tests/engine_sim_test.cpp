@@ -23,6 +23,7 @@
 #include "search/SearchStrategy.hpp"
 #include "CliRunner.hpp"
 #include "engine_cli_process.hpp"
+#include "crashing_store.hpp"
 #include "db_test_support.hpp"
 #include "pg_server.hpp"
 
@@ -63,8 +64,12 @@ class EngineSim : public ::testing::Test {
 
   // Into any store location (a path, sqlite:PATH, postgresql://...).
   GpuOutcome tuneInto(const std::string& location, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
-    Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0});
     auto store = db::openStore(location, {db::OpenMode::ReadWrite});
+    return tuneWith(*store, shard, search);
+  }
+
+  GpuOutcome tuneWith(db::ResultStore& store, std::optional<ShardSpec> shard, const Search& search) {
+    Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0});
     TuneOptions options;
     options.sizes = search.sizes;
     for (const char* f : search.families) options.families.push_back(&FamilyRegistry::builtin().get(f));
@@ -89,7 +94,7 @@ class EngineSim : public ::testing::Test {
         gpus.back().uuid = "simulated-" + std::to_string(i);
       }
     }
-    TuningEngine engine(gpus, compiler, *store, options, progress, stop);
+    TuningEngine engine(gpus, compiler, store, options, progress, stop);
     return engine.run();
   }
 
@@ -405,6 +410,30 @@ TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
   search.carry = 40;
   GpuOutcome more = tune(dir_.path() / "again.db", std::nullopt, search);
   EXPECT_GT(more.sizes[1].timed, 0);
+}
+
+// A run that dies between two writes of re-timed rows (a SIGKILL) must not leave a size half
+// re-timed: a resumed run takes a family with any re-timed row as re-timed and would compare the
+// rest by their first timing. The re-timed rows go in one write, so the crash finds either none
+// or all of them stored, and the resumed database matches one uninterrupted run's.
+TEST_F(EngineSim, ACrashWhileStoringReTimedRowsLeavesNoSizeHalfReTimed) {
+  Search search;
+  search.families = {"blocktile2d"};  // one family: its first re-timed row alone marks it re-timed
+  search.finalists = 4;
+  tune(dir_.path() / "whole.db", std::nullopt, search);
+  const fs::path crashed = dir_.path() / "crashed.db";
+  {
+    auto store = db::openStore(crashed.string(), {db::OpenMode::ReadWrite});
+    CrashingStore crashing(*store, 2);
+    try {
+      tuneWith(crashing, std::nullopt, search);
+    } catch (const std::exception&) {
+      // The crash: whatever the run had not written yet is lost.
+    }
+    EXPECT_GE(crashing.retimedWrites(), 1) << "nothing was re-timed: the test tests nothing";
+  }
+  tune(crashed, std::nullopt, search);
+  for (long long m : {256, 512}) EXPECT_EQ(statuses(crashed, m), statuses(dir_.path() / "whole.db", m)) << "at " << m;
 }
 
 // A family whose finalists no run re-timed is re-timed, with the others, even when nothing is

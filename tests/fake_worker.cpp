@@ -10,7 +10,8 @@
 // STATE_DIR is created if missing. A GPU that falls sick mid-run: with a file STATE_DIR/sick-after
 // holding N, a table worker crashes at its N-th timing, and every later start fails its canary.
 // A worker killed from outside: with STATE_DIR/kill-at holding N, the worker SIGKILLs itself at
-// its N-th timing, once. A noisy GPU: with STATE_DIR/noise holding F, every timing is off by
+// its N-th timing, once. A tuner killed mid-run: with STATE_DIR/kill-tuner-at holding N, the
+// worker SIGKILLs its parent (the tuner) at the N-th timing in STATE_DIR/log. A noisy GPU: with STATE_DIR/noise holding F, every timing is off by
 // up to ±F (deterministic per instance, size and call). A wrong cuBLAS: with STATE_DIR/cublas-wrong
 // present, a table worker answers every verified "cublas" request wrong_result (still timed).
 #include <algorithm>
@@ -124,12 +125,18 @@ void addNoise(CandidateResult& r, const std::string& op, const std::string& inst
   }
 }
 
-// STATE_DIR/sick-after and STATE_DIR/kill-at: the GPU falls sick, or the worker is killed, at
-// this timing.
+// STATE_DIR/sick-after, kill-tuner-at and kill-at: the GPU falls sick, the tuner is killed or the
+// worker is, at this timing.
 void failAtThisTiming(const std::string& op) {
   if (op == "run" && sickAfter() > 0 && count("run ") + 1 >= sickAfter()) {
     std::ofstream(stateDir + "/sick") << "sick\n";
     ::abort();
+  }
+  int killTunerAt = 0;
+  std::ifstream(stateDir + "/kill-tuner-at") >> killTunerAt;
+  if (op == "run" && killTunerAt > 0 && count("run ") + 1 == killTunerAt) {
+    note("tuner killed");
+    ::kill(::getppid(), SIGKILL);
   }
   int killAt = 0;
   std::ifstream(stateDir + "/kill-at") >> killAt;

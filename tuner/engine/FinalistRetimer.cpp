@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
+#include <vector>
 
 #include "CandidateRequests.hpp"
 #include "WorkerClient.hpp"
@@ -146,6 +148,11 @@ void FinalistRetimer::recordRetimed(const std::vector<Timed*>& finalists, const 
     out.cublasMs = summarize(rounds.baselineSamples).medianMs;
     out.cublasRetimed = true;
   }
+  // One transaction per GPU's run, so one in all on one GPU. Stored one by one, a kill between two
+  // rows left the size half re-timed, and a resumed run takes a family with any re-timed row as
+  // re-timed (retimedByAnEarlierRun): it compared the rest by their first, noisier timing. (Across
+  // several GPUs a kill between their transactions still can: a write names one run.)
+  std::map<std::int64_t, std::vector<db::ResultRecord>> rowsPerRun;
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (rounds.samples[i].size() < 3 || !rounds.retimedOn[i]) continue;
     Timed& t = *finalists[i];
@@ -159,8 +166,9 @@ void FinalistRetimer::recordRetimed(const std::vector<Timed*>& finalists, const 
     t.record.measuredAt.clear();  // now: the re-timed row replaces the first measurement
     t.record.statusReason = kReasonRetimed;
     t.record.gflops.reset();
-    rows_.record(t.record, rounds.retimedOn[i]->runId);
+    rowsPerRun[rounds.retimedOn[i]->runId].push_back(t.record);
   }
+  for (const auto& [runId, rows] : rowsPerRun) rows_.record(rows, runId);
 }
 
 }  // namespace gemmtune
