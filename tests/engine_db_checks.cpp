@@ -56,7 +56,7 @@ std::string rowStory(const std::vector<db::StoredResult>& rows, const GemmShape&
     if (r.reps) story += fmt::format(", {} reps", *r.reps);
     if (r.partial) story += ", partial";
     if (r.smClockMHz) story += fmt::format(", SM clock {} MHz", *r.smClockMHz);
-    return story;
+    return story + fmt::format(", run {} at {}", r.runId, r.measuredAt);
   }
   return "absent";
 }

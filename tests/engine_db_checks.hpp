@@ -24,7 +24,7 @@ using Medians = std::map<std::string, double>;
 Medians okMedians(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& family = {});
 
 // What `rows` hold for `instance` at `size`, for a failure message: its status with median, spread,
-// repetitions and SM clock, or "absent".
+// repetitions, SM clock, and the run and time that measured it; or "absent".
 std::string rowStory(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& instance);
 
 // Each cache key and each (instance, problem) appears once.
