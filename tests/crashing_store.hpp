@@ -25,7 +25,6 @@ class CrashingStore : public db::ResultStore {
   bool recordResult(std::int64_t runId, const db::ResultRecord& r) override {
     return recordResults(runId, std::span(&r, 1)) == 1;
   }
-  int retimedWrites() const { return retimedWrites_; }
 
   const std::string& location() const override { return real_.location(); }
   bool hasSchema() const override { return real_.hasSchema(); }
@@ -59,7 +58,7 @@ class CrashingStore : public db::ResultStore {
   std::vector<db::StoredBaseline> baselines() const override { return real_.baselines(); }
   std::vector<db::StoredSeen> seen(const db::SeenFilter& filter) const override { return real_.seen(filter); }
   std::optional<double> baselineGflops(std::int64_t gpuId, const db::ProblemKey& p,
-                                       std::string_view library) const override {
+                                       std::string_view library = "cublas") const override {
     return real_.baselineGflops(gpuId, p, library);
   }
 

@@ -5,6 +5,7 @@
 // so a loaded machine moves none of them. engine_gpu_test's TuneCli test does the same on a GPU,
 // with time-based kills and the noise that comes with it; EngineSim's crash test covers a kill
 // between two writes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -55,7 +56,7 @@ class EngineSimResume : public ::testing::Test {
     std::map<std::string, std::string> out;
     for (const auto& r : rows)
       if (r.key.problem.m == m && r.family != "cublas")
-        out[r.instance()] = r.fullStatus() + (r.medianMs ? ", " + std::to_string(*r.medianMs) : "");
+        out[r.instance()] = r.fullStatus() + (r.medianMs ? fmt::format(", {:.17g}", *r.medianMs) : "");
     return out;
   }
 

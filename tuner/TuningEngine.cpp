@@ -38,7 +38,7 @@ TuningEngine::TuningEngine(std::vector<GpuSpec> gpus, Compiler& compiler, db::Re
       rows_(std::make_unique<RowRecorder>(*context_, *lanes_)),
       screen_(std::make_unique<FamilyScreen>(*context_, *rows_)),
       timer_(std::make_unique<CandidateTimer>(*context_, *rows_)),
-      finalists_(std::make_unique<FinalistRetimer>(*context_, *lanes_, *rows_)),
+      finalists_(std::make_unique<FinalistRetimer>(*context_, *lanes_)),
       sizes_(std::make_unique<SizeRuns>(*context_, *lanes_, *rows_, *finalists_)),
       basis_(std::make_unique<BasisRun>(*context_, *rows_, *sizes_, *finalists_)) {}
 

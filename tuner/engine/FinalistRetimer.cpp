@@ -3,8 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <map>
-#include <vector>
 
 #include "CandidateRequests.hpp"
 #include "WorkerClient.hpp"
@@ -60,14 +58,14 @@ bool FinalistRetimer::needsRounds(SizeRun& size) const {
   return contenders(size).size() >= 2 && !retimedByAnEarlierRun(size);
 }
 
-void FinalistRetimer::retime(SizeRun& size) {
-  if (!needsRounds(size)) return;
+FinalistRetimer::RowsPerRun FinalistRetimer::retime(SizeRun& size) {
+  if (!needsRounds(size)) return {};
   const std::vector<Timed*> finalists = contenders(size);
   const Rounds rounds = runRounds(finalists, size.out);
   // Stopped mid-rounds: some finalists would be stored re-timed and others not, and the resumed
   // run would take the size as re-timed. Nothing is recorded; that run re-times them all.
-  if (context_.stop) return;
-  recordRetimed(finalists, rounds, size.out);
+  if (context_.stop) return {};
+  return retimedRows(finalists, rounds, size.out);
 }
 
 bool FinalistRetimer::retimedByAnEarlierRun(SizeRun& size) const {
@@ -143,16 +141,13 @@ void FinalistRetimer::retimeOne(size_t i, Timed& finalist, int round, const Timi
   }
 }
 
-void FinalistRetimer::recordRetimed(const std::vector<Timed*>& finalists, const Rounds& rounds, SizeOutcome& out) {
+FinalistRetimer::RowsPerRun FinalistRetimer::retimedRows(const std::vector<Timed*>& finalists, const Rounds& rounds,
+                                                         SizeOutcome& out) {
   if (!rounds.baselineSamples.empty()) {
     out.cublasMs = summarize(rounds.baselineSamples).medianMs;
     out.cublasRetimed = true;
   }
-  // One transaction per GPU's run, so one in all on one GPU. Stored one by one, a kill between two
-  // rows left the size half re-timed, and a resumed run takes a family with any re-timed row as
-  // re-timed (retimedByAnEarlierRun): it compared the rest by their first, noisier timing. (Across
-  // several GPUs a kill between their transactions still can: a write names one run.)
-  std::map<std::int64_t, std::vector<db::ResultRecord>> rowsPerRun;
+  RowsPerRun rowsPerRun;
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (rounds.samples[i].size() < 3 || !rounds.retimedOn[i]) continue;
     Timed& t = *finalists[i];
@@ -168,7 +163,7 @@ void FinalistRetimer::recordRetimed(const std::vector<Timed*>& finalists, const 
     t.record.gflops.reset();
     rowsPerRun[rounds.retimedOn[i]->runId].push_back(t.record);
   }
-  for (const auto& [runId, rows] : rowsPerRun) rows_.record(rows, runId);
+  return rowsPerRun;
 }
 
 }  // namespace gemmtune

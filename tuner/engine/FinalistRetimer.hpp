@@ -4,8 +4,12 @@
 // GPU's cuBLAS becomes the size's baseline.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "ResultStore.hpp"
 
 #include "engine/SizeRun.hpp"
 
@@ -14,16 +18,18 @@ namespace gemmtune {
 struct EngineContext;
 struct Lane;
 class LaneGroup;
-class RowRecorder;
 
 class FinalistRetimer {
  public:
-  FinalistRetimer(EngineContext& context, LaneGroup& lanes, RowRecorder& rows)
-      : context_(context), lanes_(lanes), rows_(rows) {}
+  FinalistRetimer(EngineContext& context, LaneGroup& lanes) : context_(context), lanes_(lanes) {}
 
-  // Re-times the finalists of every family of `size` and records them (unless the run stops
-  // mid-rounds); the size's cuBLAS figure becomes the interleaved one.
-  void retime(SizeRun& size);
+  // The re-timed rows of one size, per GPU's run id: the caller stores each run's in one write,
+  // with cuBLAS's re-timed row (SizeRuns::finish).
+  using RowsPerRun = std::map<std::int64_t, std::vector<db::ResultRecord>>;
+
+  // Re-times the finalists of every family of `size` and returns their rows to store (none when
+  // the run stops mid-rounds); the size's cuBLAS figure becomes the interleaved one.
+  RowsPerRun retime(SizeRun& size);
   // Whether retime would run rounds on the GPU (false: fewer than two finalists, or an earlier
   // run's rows hold the interleaved figures): the size's problem need not be set for it.
   bool needsRounds(SizeRun& size) const;
@@ -51,11 +57,10 @@ class FinalistRetimer {
   // One round's timing of finalist `i` on `lane`.
   void retimeOne(size_t i, Timed& finalist, int round, const TimingPolicy& quick, const GemmShape& shape,
                  Lane& lane, Rounds& rounds);
-  void recordRetimed(const std::vector<Timed*>& finalists, const Rounds& rounds, SizeOutcome& out);
+  RowsPerRun retimedRows(const std::vector<Timed*>& finalists, const Rounds& rounds, SizeOutcome& out);
 
   EngineContext& context_;
   LaneGroup& lanes_;
-  RowRecorder& rows_;
 };
 
 }  // namespace gemmtune

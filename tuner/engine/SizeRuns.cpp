@@ -103,9 +103,16 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
 }
 
 SizeOutcome SizeRuns::finish(SizeRun& run, bool retime) {
-  if (retime && !context_.stopped()) finalists_.retime(run);
+  FinalistRetimer::RowsPerRun retimed;
+  if (retime && !context_.stopped()) retimed = finalists_.retime(run);
   recordBaselines(run);
-  if (context_.options.cublasRows) recordCublasRow(run);
+  if (context_.options.cublasRows) addCublasRow(run, retimed);
+  // The re-timed rows, cuBLAS's with them, in one write per GPU's run (so one in all on one GPU).
+  // Written one by one, a kill between two left the size half re-timed, and a resumed run takes
+  // a family with any re-timed row as re-timed (FinalistRetimer::retimedByAnEarlierRun): it
+  // compared the rest, and cuBLAS, by their first timing. (Across several GPUs a kill between
+  // their writes still can: a write names one run.)
+  for (const auto& [runId, rows] : retimed) rows_.record(rows, runId);
   for (auto& fo : run.out.families) declareBest(fo, run.out, run.timed);
   return run.out;
 }
@@ -122,7 +129,7 @@ void SizeRuns::recordBaselines(SizeRun& run) {
   }
 }
 
-void SizeRuns::recordCublasRow(SizeRun& run) {
+void SizeRuns::addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
   // One row per GPU model, as for any candidate (the lanes' GPUs share its key): the first lane's,
   // re-timed with the finalists (as its baseline is), else another live lane's.
   const Lane* chosen = nullptr;
@@ -139,7 +146,7 @@ void SizeRuns::recordCublasRow(SizeRun& run) {
   if (const db::StoredResult* stored = rows_.storedRow(row.key);
       !run.out.cublasRetimed && stored && stored->status == kStatusOk)
     return;
-  rows_.record(row, chosen->runId);
+  rows[chosen->runId].push_back(std::move(row));
 }
 
 }  // namespace gemmtune

@@ -6,12 +6,12 @@
 #include <map>
 #include <string>
 
+#include "engine/FinalistRetimer.hpp"
 #include "engine/SizeRun.hpp"
 
 namespace gemmtune {
 
 struct EngineContext;
-class FinalistRetimer;
 class LaneGroup;
 class RowRecorder;
 
@@ -36,8 +36,9 @@ class SizeRuns {
   // The first use of a size on the GPUs: cuBLAS timed on every GPU.
   void prepare(SizeRun& run, const GemmShape& shape);
   void recordBaselines(SizeRun& run);
-  // cuBLAS as a candidate (TuneOptions::cublasRows): its verified row at the size.
-  void recordCublasRow(SizeRun& run);
+  // cuBLAS as a candidate (TuneOptions::cublasRows): its verified row at the size, added to the
+  // rows `finish` stores with the re-timed ones (none when a stored row stands).
+  void addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows);
 
   EngineContext& context_;
   LaneGroup& lanes_;
