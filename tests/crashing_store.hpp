@@ -1,25 +1,25 @@
-// CrashingStore: a results store that forwards to a real one until its `crashAt`-th write of
-// re-timed rows (status reason kReasonRetimed), which it refuses by throwing before anything is
+// CrashingStore: a results store that forwards to a real one until the `crashAt`-th write of
+// results that holds a row `marks` picks, which it refuses by throwing before anything is
 // written, as a process killed at that moment would leave the store. Tests what a resumed run
 // finds after a crash between two writes.
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "ResultStore.hpp"
-#include "WorkerProtocol.hpp"
 
 namespace gemmtune::test {
 
 class CrashingStore : public db::ResultStore {
  public:
-  CrashingStore(db::ResultStore& real, int crashAt) : real_(real), crashAt_(crashAt) {}
+  using Marks = std::function<bool(const db::ResultRecord&)>;
+  CrashingStore(db::ResultStore& real, Marks marks, int crashAt) : real_(real), marks_(std::move(marks)), crashAt_(crashAt) {}
 
   std::size_t recordResults(std::int64_t runId, std::span<const db::ResultRecord> records) override {
-    const bool retimed = std::any_of(records.begin(), records.end(),
-                                     [](const db::ResultRecord& r) { return r.statusReason == kReasonRetimed; });
-    if (retimed && ++retimedWrites_ == crashAt_) throw std::runtime_error("simulated crash between two writes");
+    if (std::any_of(records.begin(), records.end(), marks_) && ++markedWrites_ == crashAt_)
+      throw std::runtime_error("simulated crash between two writes");
     return real_.recordResults(runId, records);
   }
   bool recordResult(std::int64_t runId, const db::ResultRecord& r) override {
@@ -64,8 +64,9 @@ class CrashingStore : public db::ResultStore {
 
  private:
   db::ResultStore& real_;
+  Marks marks_;
   int crashAt_;
-  int retimedWrites_ = 0;
+  int markedWrites_ = 0;
 };
 
 }  // namespace gemmtune::test

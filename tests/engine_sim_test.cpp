@@ -107,6 +107,18 @@ class EngineSim : public ::testing::Test {
     return out;
   }
 
+  static int retimedAt(const fs::path& dbPath, long long m) {
+    int n = 0;
+    for (const auto& [instance, status] : statuses(dbPath, m)) n += status == "ok:retimed";
+    return n;
+  }
+  static bool hasCublasRow(const fs::path& dbPath, long long m) {
+    auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
+    for (const auto& r : store->results({}))
+      if (r.key.problem.m == m && r.family == db::kCublasFamily) return true;
+    return false;
+  }
+
   ScratchDir dir_;
 };
 
@@ -412,39 +424,43 @@ TEST_F(EngineSim, FinalistsReTimedByAnEarlierRunAreNotReTimedAgain) {
   EXPECT_GT(more.sizes[1].timed, 0);
 }
 
-// A run that dies between two writes of re-timed rows (a SIGKILL) must not leave a size half
-// re-timed: a resumed run takes a family with any re-timed row as re-timed and would compare the
-// rest by their first timing. The re-timed rows go in one write, so the crash finds either none
-// or all of them stored, and the resumed database matches one uninterrupted run's.
+// A run that dies between two writes (a SIGKILL) must not leave a size half re-timed: a resumed
+// run takes a family with any re-timed row as re-timed, and would compare the rest, and cuBLAS's
+// row, by their first timing. The re-timed rows and cuBLAS's go in one write, so a crash at the
+// second write of either kind finds a size with all of them stored or none, and the resumed
+// database matches one uninterrupted run's.
 TEST_F(EngineSim, ACrashWhileStoringReTimedRowsLeavesNoSizeHalfReTimed) {
   Search search;
   search.families = {"blocktile2d"};  // one family: its first re-timed row alone marks it re-timed
   search.finalists = 4;
-  tune(dir_.path() / "whole.db", std::nullopt, search);
-  const fs::path crashed = dir_.path() / "crashed.db";
-  {
-    auto store = db::openStore(crashed.string(), {db::OpenMode::ReadWrite});
-    CrashingStore crashing(*store, 2);
-    bool crashedThere = false;
-    try {
-      tuneWith(crashing, std::nullopt, search);
-    } catch (const IoError& e) {
-      // The crash: whatever the run had not written yet is lost.
-      crashedThere = std::string(e.what()).find("simulated crash") != std::string::npos;
+  const fs::path whole = dir_.path() / "whole.db";
+  tune(whole, std::nullopt, search);
+  const CrashingStore::Marks retimedRow = [](const db::ResultRecord& r) { return r.statusReason == kReasonRetimed; };
+  const CrashingStore::Marks cublasRow = [](const db::ResultRecord& r) { return r.family == db::kCublasFamily; };
+  for (const auto& [what, marks] : {std::pair{"re-timed rows", retimedRow}, std::pair{"cuBLAS's row", cublasRow}}) {
+    SCOPED_TRACE(std::string("crashed at the second write of ") + what);
+    const fs::path crashed = dir_.path() / (std::string(what) + ".db");
+    {
+      auto store = db::openStore(crashed.string(), {db::OpenMode::ReadWrite});
+      CrashingStore crashing(*store, marks, 2);
+      bool crashedThere = false;
+      try {
+        tuneWith(crashing, std::nullopt, search);
+      } catch (const IoError& e) {
+        // The crash: whatever the run had not written yet is lost.
+        crashedThere = std::string(e.what()).find("simulated crash") != std::string::npos;
+      }
+      ASSERT_TRUE(crashedThere) << "the run never reached that write: the test tests nothing";
     }
-    ASSERT_TRUE(crashedThere) << "the run never reached a second write of re-timed rows: the test tests nothing";
+    for (long long m : {256, 512}) {
+      const int stored = retimedAt(crashed, m), all = retimedAt(whole, m);
+      EXPECT_TRUE(stored == 0 || (stored == all && hasCublasRow(crashed, m)))
+          << "at " << m << ": " << stored << " of " << all << " re-timed rows, cuBLAS's row "
+          << (hasCublasRow(crashed, m) ? "stored" : "missing");
+    }
+    tune(crashed, std::nullopt, search);
+    for (long long m : {256, 512}) EXPECT_EQ(statuses(crashed, m), statuses(whole, m)) << "at " << m;
   }
-  auto retimedAt = [](const fs::path& db, long long m) {
-    int n = 0;
-    for (const auto& [instance, status] : statuses(db, m)) n += status == "ok:retimed";
-    return n;
-  };
-  for (long long m : {256, 512}) {
-    const int stored = retimedAt(crashed, m), whole = retimedAt(dir_.path() / "whole.db", m);
-    EXPECT_TRUE(stored == 0 || stored == whole) << "at " << m << ": " << stored << " of " << whole << " re-timed rows";
-  }
-  tune(crashed, std::nullopt, search);
-  for (long long m : {256, 512}) EXPECT_EQ(statuses(crashed, m), statuses(dir_.path() / "whole.db", m)) << "at " << m;
 }
 
 // A family whose finalists no run re-timed is re-timed, with the others, even when nothing is

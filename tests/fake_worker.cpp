@@ -35,6 +35,7 @@ using namespace gemmtune;
 namespace {
 
 std::string mode, stateDir;
+pid_t parentAtStart = 0;  // the process that started this worker
 
 void note(const std::string& what) { std::ofstream(stateDir + "/log", std::ios::app) << what << "\n"; }
 
@@ -134,13 +135,13 @@ void failAtThisTiming(const std::string& op) {
   }
   int killTunerAt = 0;
   std::ifstream(stateDir + "/kill-tuner-at") >> killTunerAt;
-  // Only a parent that started this worker and is not init: a worker started by a test process
-  // itself (the in-process engine tests) has no tuner to kill.
-  static const pid_t parent = ::getppid();
-  if (op == "run" && killTunerAt > 0 && count("run ") + 1 == killTunerAt && parent != 1 && ::getppid() == parent &&
-      std::getenv("GEMMTUNE_SIMULATED_GPU")) {
+  // Only a tuner: the CLI (with GEMMTUNE_SIMULATED_GPU in its environment) that started this worker
+  // and still is its parent. A worker started by a test process itself (the in-process engine
+  // tests) has none to kill.
+  if (op == "run" && killTunerAt > 0 && count("run ") + 1 == killTunerAt && std::getenv("GEMMTUNE_SIMULATED_GPU") &&
+      parentAtStart > 1 && ::getppid() == parentAtStart) {
     note("tuner killed");
-    ::kill(parent, SIGKILL);
+    ::kill(parentAtStart, SIGKILL);
   }
   int killAt = 0;
   std::ifstream(stateDir + "/kill-at") >> killAt;
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
   if (argc < 3) return 2;
   mode = argv[1];
   stateDir = argv[2];
+  parentAtStart = ::getppid();
   std::filesystem::create_directories(stateDir);
   const bool sickStart = (mode == "crash-then-sick" && starts() >= 1) ||
                          (sickAfter() > 0 && std::filesystem::exists(stateDir + "/sick"));

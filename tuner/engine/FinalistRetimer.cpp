@@ -8,7 +8,6 @@
 #include "WorkerClient.hpp"
 #include "engine/EngineContext.hpp"
 #include "engine/LaneGroup.hpp"
-#include "engine/RowRecorder.hpp"
 #include "worker/TimingStats.hpp"
 
 namespace gemmtune {

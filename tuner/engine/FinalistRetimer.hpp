@@ -28,7 +28,8 @@ class FinalistRetimer {
   using RowsPerRun = std::map<std::int64_t, std::vector<db::ResultRecord>>;
 
   // Re-times the finalists of every family of `size` and returns their rows to store (none when
-  // the run stops mid-rounds); the size's cuBLAS figure becomes the interleaved one.
+  // no rounds are needed or the run stops mid-rounds); the size's cuBLAS figure becomes the
+  // interleaved one.
   RowsPerRun retime(SizeRun& size);
   // Whether retime would run rounds on the GPU (false: fewer than two finalists, or an earlier
   // run's rows hold the interleaved figures): the size's problem need not be set for it.

@@ -105,14 +105,15 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
 SizeOutcome SizeRuns::finish(SizeRun& run, bool retime) {
   FinalistRetimer::RowsPerRun retimed;
   if (retime && !context_.stopped()) retimed = finalists_.retime(run);
-  recordBaselines(run);
   if (context_.options.cublasRows) addCublasRow(run, retimed);
   // The re-timed rows, cuBLAS's with them, in one write per GPU's run (so one in all on one GPU).
   // Written one by one, a kill between two left the size half re-timed, and a resumed run takes
   // a family with any re-timed row as re-timed (FinalistRetimer::retimedByAnEarlierRun): it
-  // compared the rest, and cuBLAS, by their first timing. (Across several GPUs a kill between
-  // their writes still can: a write names one run.)
+  // compared the rest by their first timing, and stored cuBLAS's row from its own baseline, not
+  // from the rounds. (Across several GPUs a kill between their writes still can: a write names
+  // one run.)
   for (const auto& [runId, rows] : retimed) rows_.record(rows, runId);
+  recordBaselines(run);
   for (auto& fo : run.out.families) declareBest(fo, run.out, run.timed);
   return run.out;
 }
