@@ -18,12 +18,21 @@ std::string problemOf(const db::StoredResult& r) {
   return fmt::format("{}x{}x{}", r.key.problem.m, r.key.problem.n, r.key.problem.k);
 }
 
+}  // namespace
+
 const std::string* winner(const Medians& m) {
   auto it = std::min_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return it == m.end() ? nullptr : &it->first;
 }
 
-}  // namespace
+void checkWhatAKillLeft(const std::filesystem::path& dbPath, std::vector<db::StoredResult>& previous) {
+  if (!std::filesystem::exists(dbPath)) return;
+  EXPECT_EQ(integrity(dbPath), "ok");
+  auto rows = readRows(dbPath);
+  EXPECT_TRUE(onePerKey(rows));
+  EXPECT_TRUE(finalRowsKept(previous, rows));
+  previous = std::move(rows);
+}
 
 std::vector<db::StoredResult> readRows(const std::filesystem::path& dbPath) {
   db::Database database(dbPath, {db::OpenMode::ReadOnly, db::OpenCheck::Header});

@@ -27,6 +27,14 @@ Medians okMedians(const std::vector<db::StoredResult>& rows, const GemmShape& si
 // repetitions, SM clock, and the run and time that measured it; or "absent".
 std::string rowStory(const std::vector<db::StoredResult>& rows, const GemmShape& size, const std::string& instance);
 
+// The instance with the least median, or null when there is none.
+const std::string* winner(const Medians& m);
+
+// What a killed run left at `dbPath`, against what the kill before it left (`previous`, then
+// replaced by these rows): integrity ok, each key once, every final row kept. Nothing to check
+// where the run died before it created the database.
+void checkWhatAKillLeft(const std::filesystem::path& dbPath, std::vector<db::StoredResult>& previous);
+
 // Each cache key and each (instance, problem) appears once.
 ::testing::AssertionResult onePerKey(const std::vector<db::StoredResult>& rows);
 // Every row of `before` with a final status (not pruned, not worker_died) is in `after` with the

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -223,9 +222,7 @@ std::string winnersStory(const std::vector<db::StoredResult>& reference, const s
                          const std::vector<db::StoredResult>& resumed, const GemmShape& size) {
   std::set<std::string> winners;
   for (const auto* rows : {&reference, &warm, &resumed}) {
-    const Medians m = okMedians(*rows, size);
-    auto best = std::min_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (best != m.end()) winners.insert(best->first);
+    if (const std::string* w = winner(okMedians(*rows, size))) winners.insert(*w);
   }
   std::string out;
   for (const auto& w : winners)
@@ -269,12 +266,7 @@ TEST_F(TuneCli, SigkillAtRandomPointsThenResumeLosesNothingAndFindsTheSameBest) 
       EXPECT_TRUE(*rc == 128 + SIGKILL || *rc == 0) << "exit " << *rc << ":\n" << tuner.err();
     }
     EXPECT_TRUE(noWorkersWithin(5s)) << "a worker outlived its killed tuner";
-    if (!fs::exists(killed)) continue;  // killed before the database was created
-    EXPECT_EQ(integrity(killed), "ok");
-    auto rows = readRows(killed);
-    EXPECT_TRUE(onePerKey(rows));
-    EXPECT_TRUE(finalRowsKept(previous, rows));
-    previous = std::move(rows);
+    checkWhatAKillLeft(killed, previous);
   }
   RecordProperty("killed_mid_run", std::to_string(killedMidRun));
   EXPECT_GT(killedMidRun, 0) << "every run finished before its kill: nothing was tested";

@@ -85,12 +85,7 @@ TEST_F(EngineSimResume, SigkillAtRandomTimingsThenResumeFindsWhatOneRunFinds) {
     const bool killedThisRun = run(killed) == 128 + SIGKILL;
     killedMidRun += killedThisRun;
     left = killedThisRun ? left - at + 1 : 0;
-    if (!fs::exists(killed)) continue;  // killed before the database was created
-    EXPECT_EQ(integrity(killed), "ok");
-    auto rows = readRows(killed);
-    EXPECT_TRUE(onePerKey(rows));
-    EXPECT_TRUE(finalRowsKept(previous, rows));
-    previous = std::move(rows);
+    checkWhatAKillLeft(killed, previous);
   }
   RecordProperty("killed_mid_run", std::to_string(killedMidRun));
   EXPECT_GT(killedMidRun, 0) << "every run finished before its kill: nothing was tested";
