@@ -13,3 +13,5 @@ gemmtune_add_test(worker_gpu_test SOURCES worker_gpu_test.cpp LIBS gemmtune_tune
 gemmtune_add_test(layouts_gpu_test SOURCES layouts_gpu_test.cpp LIBS gemmtune_tuner GPU)
 # The faithful precision class's checks: FP64 reference, error sets against cuBLAS, Inf/NaN, tf32x3.
 gemmtune_add_test(faithful_gpu_test SOURCES faithful_gpu_test.cpp LIBS gemmtune_tuner GPU)
+# The timer: the GPU's time alone (LaunchGate), and no hang when a launch waits for its stream.
+gemmtune_add_test(timer_gpu_test SOURCES timer_gpu_test.cpp LIBS gemmtune_tuner GPU)

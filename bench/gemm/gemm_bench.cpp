@@ -98,6 +98,7 @@ void judgeFaithful(const GemmShape& s, const GpuContext& gpu, const HelperKernel
 SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu, const HelperKernels& helpers,
                      const Cublas& blas, ContenderFactory& factory, const AccuracyKernels* accuracy) {
   ProblemData data(Problem::of(s), gpu, helpers, blas);
+  LaunchGate gate(helpers);
   std::vector<Contender> contenders = factory.forSize(s);
   SizeResult result{s, {}};
   for (const auto& c : contenders) {
@@ -123,7 +124,7 @@ SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu
   TimingPolicy warm;
   warm.warmupMs = 300;
   warm.budgetMs = 50;
-  timeLaunches(warm, gpu.stream(), [&](int rep) { contenders[0].launch(data.timingArgs(rep)); });
+  timeLaunches(warm, gpu.stream(), gate, [&](int rep) { contenders[0].launch(data.timingArgs(rep)); });
 
   TimingPolicy policy;
   policy.warmupMs = 10;
@@ -135,7 +136,7 @@ SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu
   for (int round = 0; round < o.rounds; ++round)
     for (size_t i = 0; i < contenders.size(); ++i) {
       if (!result.rows[i].verified) continue;  // a wrong kernel is never timed
-      auto t = timeLaunches(policy, gpu.stream(), [&](int rep) { contenders[i].launch(data.timingArgs(rep)); });
+      auto t = timeLaunches(policy, gpu.stream(), gate, [&](int rep) { contenders[i].launch(data.timingArgs(rep)); });
       samples[i].push_back(t.summary.medianMs);
     }
   for (size_t i = 0; i < contenders.size(); ++i) {

@@ -153,6 +153,18 @@ extern "C" __global__ void gt_scan_canaries(const unsigned* p, long long n, unsi
   publish(changed, 0, 0, first, stats);
 }
 
+// Holds the stream until the host writes `ticket` (or more) into *word, a host-mapped word, or
+// until timeoutNs pass: the timer's gate (tuner/worker/LaunchGate.hpp). One thread; a volatile
+// read each turn sees the host's write once it crosses PCIe.
+extern "C" __global__ void gt_hold(const volatile unsigned* word, unsigned ticket, u64 timeoutNs) {
+  u64 start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    if ((int)(*word - ticket) >= 0) return;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < timeoutNs);
+}
+
 // One result per thread, no tiling: too simple to be wrong. Block 16x16, grid over N and M.
 extern "C" __global__ void gt_canary_sgemm(int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc) {
@@ -179,7 +191,7 @@ HelperKernels::HelperKernels(const std::string& arch, CUstream stream, int smCou
                              {{&fillInt_, "gt_fill_int"}, {&fillNormal_, "gt_fill_normal"}, {&fillBits_, "gt_fill_bits"},
                               {&copyInto_, "gt_copy_into"}, {&absCopy_, "gt_abs_copy"}, {&compare_, "gt_compare"},
                               {&scanCanaries_, "gt_scan_canaries"}, {&canary_, "gt_canary_sgemm"},
-                              {&classMismatch_, "gt_class_mismatch"}});
+                              {&classMismatch_, "gt_class_mismatch"}, {&hold_, "gt_hold"}});
   stats_ = DeviceBuffer(4 * sizeof(std::uint64_t));
 }
 
@@ -189,6 +201,12 @@ HelperKernels::~HelperKernels() {
 
 void HelperKernels::launch(CUfunction f, long long n, void** args) const {
   launchGridStride(f, n, args, stream_, smCount_, "launching a worker helper kernel");
+}
+
+void HelperKernels::hold(CUdeviceptr word, std::uint32_t ticket, std::uint64_t timeoutNs) const {
+  void* args[] = {&word, &ticket, &timeoutNs};
+  const auto& cu = CudaDriver::get();
+  cu.check(cu.cuLaunchKernel(hold_, 1, 1, 1, 1, 1, 1, 0, stream_, args, nullptr), "launching the timer's gate");
 }
 
 void HelperKernels::fillInt(CUdeviceptr p, long long n, std::uint32_t seed, int range) const {

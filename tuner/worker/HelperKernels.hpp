@@ -83,6 +83,9 @@ class HelperKernels {
   GuardStats scanCanaries(CUdeviceptr alloc, long long allocElems, std::uint32_t canary) const;
   // A plain, obviously correct packed nn SGEMM (one matrix, launched directly rather than through
   // a plan), for the health check.
+  // Holds the stream until the host-mapped word at `word` reaches `ticket` (wrapping compare), or
+  // until timeoutNs pass (LaunchGate).
+  void hold(CUdeviceptr word, std::uint32_t ticket, std::uint64_t timeoutNs) const;
   void canarySgemm(int M, int N, int K, float alpha, CUdeviceptr A, CUdeviceptr B, float beta, CUdeviceptr C) const;
 
  private:
@@ -93,7 +96,7 @@ class HelperKernels {
   int smCount_;
   CUmodule module_ = nullptr;
   CUfunction fillInt_ = nullptr, fillNormal_ = nullptr, fillBits_ = nullptr, copyInto_ = nullptr, absCopy_ = nullptr,
-             compare_ = nullptr, scanCanaries_ = nullptr, canary_ = nullptr, classMismatch_ = nullptr;
+             compare_ = nullptr, scanCanaries_ = nullptr, canary_ = nullptr, classMismatch_ = nullptr, hold_ = nullptr;
   DeviceBuffer stats_;
 };
 

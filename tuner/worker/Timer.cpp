@@ -26,13 +26,24 @@ class Events {
   Events(const Events&) = delete;
   Events& operator=(const Events&) = delete;
 
-  // Milliseconds the GPU spent on what `enqueue` put between the two events.
+  // Milliseconds the GPU spent on what `enqueue` put between the two events; with a gate, all of
+  // it queued before the GPU starts the first event.
   template <typename F>
-  double measure(CUstream stream, F&& enqueue) {
+  double measure(CUstream stream, F&& enqueue, LaunchGate* gate = nullptr) {
     const auto& cu = CudaDriver::get();
-    cu.check(cu.cuEventRecord(start_, stream), "cuEventRecord");
-    enqueue();
-    cu.check(cu.cuEventRecord(stop_, stream), "cuEventRecord");
+    {
+      // Opened when the block ends, also when enqueue throws: nothing may wait for the hold's timeout.
+      struct Opener {
+        LaunchGate* gate;
+        ~Opener() {
+          if (gate) gate->open();
+        }
+      } opener{gate};
+      if (gate) gate->close();
+      cu.check(cu.cuEventRecord(start_, stream), "cuEventRecord");
+      enqueue();
+      cu.check(cu.cuEventRecord(stop_, stream), "cuEventRecord");
+    }
     cu.check(cu.cuEventSynchronize(stop_), "cuEventSynchronize");
     float ms = 0;
     cu.check(cu.cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime");
@@ -45,7 +56,8 @@ class Events {
 
 }  // namespace
 
-TimingResult timeLaunches(const TimingPolicy& policy, CUstream stream, const std::function<void(int rep)>& launch) {
+TimingResult timeLaunches(const TimingPolicy& policy, CUstream stream, LaunchGate& gate,
+                          const std::function<void(int rep)>& launch) {
   Events ev;
   // Warm-up in doubling batches: cheap for microsecond kernels, one launch for slow ones.
   int rep = 0;
@@ -60,7 +72,7 @@ TimingResult timeLaunches(const TimingPolicy& policy, CUstream stream, const std
   std::vector<double> samples;
   double total = 0;
   while (true) {
-    const double ms = ev.measure(stream, [&] { launch(rep++); });
+    const double ms = ev.measure(stream, [&] { launch(rep++); }, &gate);
     samples.push_back(ms);
     total += ms;
     out.summary = summarize(samples);

@@ -16,6 +16,7 @@ WorkerServer::WorkerServer(int gpuIndex)
     : gpu_(gpuIndex),
       blas_(gpu_.stream()),
       kernels_(gpu_.info().arch, gpu_.stream(), gpu_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)),
+      gate_(kernels_),
       clock_(gpu_.info().pciBusId),
       info_(gpu_.info()) {
   info_.cublasVersion = blas_.version();
@@ -53,7 +54,7 @@ CandidateResult WorkerServer::refused(const std::string& what) const {
 }
 
 void WorkerServer::addTiming(CandidateResult& r, const TimingPolicy& policy, const std::function<void(int)>& launch) const {
-  TimingResult t = timeLaunches(policy, gpu_.stream(), launch);
+  TimingResult t = timeLaunches(policy, gpu_.stream(), gate_, launch);
   gpu_.sync();
   r.medianMs = t.summary.medianMs;
   r.minMs = t.summary.minMs;

@@ -1,0 +1,40 @@
+// LaunchGate: lets the timer measure the GPU alone. A sample's start event, launch and stop event
+// are queued behind a one-thread kernel that holds the stream until the host opens the gate, so
+// the GPU begins them back to back. Without it, the start event fires as soon as it reaches an
+// idle GPU, and the sample also holds the host's submission of the launch: 3–4 µs per
+// cuLaunchKernel measured on an H100 (more for cuBLAS's own host work, and whatever a loaded host
+// thread waits for the CPU), against tens of microseconds of kernel at 1024³.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace gemmtune {
+
+class HelperKernels;
+
+class LaunchGate {
+ public:
+  // The hold kernel runs on `helpers`' stream: the stream being timed.
+  explicit LaunchGate(const HelperKernels& helpers);
+  ~LaunchGate();
+  LaunchGate(const LaunchGate&) = delete;
+  LaunchGate& operator=(const LaunchGate&) = delete;
+
+  // Queues the hold; what is queued next waits for open(). Should the host block in between (a
+  // call that synchronizes the stream), the hold gives up after kTimeoutNs instead of waiting
+  // forever, and that one sample holds the host's time as before.
+  void close();
+  void open();
+
+  static constexpr std::uint64_t kTimeoutNs = 20'000'000;
+
+ private:
+  const HelperKernels& helpers_;
+  std::uint32_t* word_ = nullptr;  // pinned, mapped into the GPU's address space
+  CUdeviceptr device_ = 0;
+  std::uint32_t ticket_ = 0;
+};
+
+}  // namespace gemmtune
