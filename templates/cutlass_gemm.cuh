@@ -46,22 +46,15 @@ template <bool TRANS>
 using gemmtune_cutlass_layout = typename cutlass::platform::conditional<TRANS, cutlass::layout::ColumnMajor,
                                                                         cutlass::layout::RowMajor>::type;
 
-// The body of a family's kernel: `Types` names Gemm (a device::Gemm whose swizzle is
-// gemmtune_batched_swizzle), Swizzle, TBM, TBN, TBK, kThreads, kSmemBytes and kFixesNonFinite (when
-// true, Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch) runs after the
-// kernel, on the caller's A, B and C before any batch is applied).
+// The kernel's Params for this block, built on the GPU by thread 0 into shared memory (see the
+// top of this file) and returned to every thread after a barrier. `Types` names Gemm (a
+// device::Gemm whose swizzle is gemmtune_batched_swizzle), Swizzle, TBM, TBN, TBK.
 template <class Types>
-__device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float alpha, const float* A, int lda,
-                                                      const float* B, int ldb, float beta, float* C, int ldc,
-                                                      GemmtuneBatch batch, int* kSliceLocks) {
-  using Kernel = typename Types::Gemm::GemmKernel;
-  using Params = typename Kernel::Params;
-  static_assert(Kernel::kThreadCount == Types::kThreads, "threads per block differ from the plan's");
-  static_assert(sizeof(typename Kernel::SharedStorage) <= Types::kSmemBytes,
-                "CUTLASS's shared storage exceeds the plan's dynamic shared memory");
-
+__device__ __forceinline__ const typename Types::Gemm::GemmKernel::Params& gemmtune_cutlass_params(
+    int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc,
+    GemmtuneBatch batch, int* kSliceLocks) {
+  using Params = typename Types::Gemm::GemmKernel::Params;
   __shared__ alignas(alignof(Params)) unsigned char paramBytes[sizeof(Params)];
-  extern __shared__ int4 gemmtune_cutlass_smem[];
   if (threadIdx.x == 0) {
     // Grid z holds whole batches of slices; any other depth (or no batch) is a launch the plan did
     // not make. Its blocks still need a nonzero slice count and an existing batch (0) to build
@@ -83,17 +76,33 @@ __device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float
     const dim3 grid = Types::Swizzle::get_grid_shape(tiled);
     // A grid the swizzle did not plan for would leave tiles uncomputed: compute none instead.
     if (!wholeBatches || grid.x != gridDim.x || grid.y != gridDim.y) params.grid_tiled_shape = {0, 0, 0};
-    if (slices > 1 && kSliceLocks == nullptr) params.grid_tiled_shape = {0, 0, 0};  // no locks: no safe order
+    if (slices > 1 && kSliceLocks == nullptr && Types::Gemm::kSplitKSerial)
+      params.grid_tiled_shape = {0, 0, 0};  // serial split-K without locks: no safe order
     memcpy(paramBytes, &params, sizeof(Params));
   }
   __syncthreads();
+  return *reinterpret_cast<const Params*>(paramBytes);
+}
+
+// The body of a family's kernel: `Types` names Gemm, Swizzle, TBM, TBN, TBK, kThreads, kSmemBytes
+// and kFixesNonFinite (when true, Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, beta,
+// C, ldc, batch) runs after the kernel, on the caller's A, B and C before any batch is applied).
+template <class Types>
+__device__ __forceinline__ void gemmtune_cutlass_gemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                                      const float* B, int ldb, float beta, float* C, int ldc,
+                                                      GemmtuneBatch batch, int* kSliceLocks) {
+  using Kernel = typename Types::Gemm::GemmKernel;
+  static_assert(Kernel::kThreadCount == Types::kThreads, "threads per block differ from the plan's");
+  static_assert(sizeof(typename Kernel::SharedStorage) <= Types::kSmemBytes,
+                "CUTLASS's shared storage exceeds the plan's dynamic shared memory");
+  extern __shared__ int4 gemmtune_cutlass_smem[];
+  const auto& params =
+      gemmtune_cutlass_params<Types>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch, kSliceLocks);
   Kernel op;
-  op(*reinterpret_cast<const Params*>(paramBytes),
-     *reinterpret_cast<typename Kernel::SharedStorage*>(gemmtune_cutlass_smem));
+  op(params, *reinterpret_cast<typename Kernel::SharedStorage*>(gemmtune_cutlass_smem));
   // A family whose arithmetic can turn an Inf into NaN repairs its tile once C is final.
   if constexpr (Types::kFixesNonFinite) {
     __syncthreads();
-    Types::fixNonFinite(*reinterpret_cast<const Params*>(paramBytes), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                        batch);
+    Types::fixNonFinite(params, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, batch);
   }
 }
