@@ -16,9 +16,9 @@ namespace gemmtune::db {
 // Bump a part when the tuner changes how candidates are searched, timed or verified: rows
 // measured the old way become stale.
 inline constexpr const char* kTunerMethodVersion = "1";
-inline constexpr const char* kTimingMethodVersion = "1";
+inline constexpr const char* kTimingMethodVersion = "2";  // 2: the GPU alone (LaunchGate)
 inline constexpr const char* kVerifyMethodVersion = "1";
-std::string currentMethodVersion();  // "tune1.time1.verify1"
+std::string currentMethodVersion();  // "tune1.time2.verify1"
 
 // The problem a result was measured on. Layout names the operand storage ("nn", "nt", "tn",
 // "tt": op(A) then op(B), row-major as the templates compute it; problem/GemmShape.hpp);

@@ -26,12 +26,13 @@ class TimerGpu : public ::testing::Test {
     helpers_ = std::make_unique<HelperKernels>(info.arch, gpu_->stream(), info.smCount);
     gate_ = std::make_unique<LaunchGate>(*helpers_);
   }
-  static TimingPolicy fiveSamples() {
+  static TimingPolicy samples(int n) {
     TimingPolicy p;
     p.warmupMs = 1;
-    p.minReps = p.maxReps = 5;
+    p.minReps = p.maxReps = n;
     return p;
   }
+  static TimingPolicy fiveSamples() { return samples(5); }
 
   std::unique_ptr<GpuContext> gpu_;
   std::unique_ptr<HelperKernels> helpers_;
@@ -54,7 +55,7 @@ TEST_F(TimerGpu, TheHostsTimeBeforeALaunchIsNotCounted) {
 }
 
 // A callback that synchronizes its stream waits for the hold: the hold gives up after its timeout
-// and the timing ends, with that wait counted, rather than the worker hanging.
+// and the timing ends (the host's time after the timeout counted) rather than the worker hanging.
 TEST_F(TimerGpu, ACallbackThatWaitsForItsStreamEndsTheHoldInsteadOfHanging) {
   DeviceBuffer buf(4 * 1024);
   const auto start = std::chrono::steady_clock::now();
@@ -69,4 +70,17 @@ TEST_F(TimerGpu, ACallbackThatWaitsForItsStreamEndsTheHoldInsteadOfHanging) {
   const TimingResult after = timeLaunches(fiveSamples(), gpu_->stream(), *gate_,
                                           [&](int) { helpers_->fillConstant(buf.ptr(), 1024, 1.0f); });
   EXPECT_LT(after.summary.medianMs, 1.0);
+}
+
+// The hold ends when the host opens the gate, not at its timeout: were the host's write never seen
+// by the GPU, every sample would still be right (all was queued by then) but would take 20 ms.
+TEST_F(TimerGpu, TheGateOpensAsSoonAsTheHostHasSubmitted) {
+  DeviceBuffer buf(4 * 1024);
+  constexpr int kSamples = 50;
+  const auto start = std::chrono::steady_clock::now();
+  const TimingResult t = timeLaunches(samples(kSamples), gpu_->stream(), *gate_,
+                                      [&](int) { helpers_->fillConstant(buf.ptr(), 1024, 1.0f); });
+  const double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(t.summary.reps, kSamples);
+  EXPECT_LT(wallMs, kSamples * 1e-6 * LaunchGate::kTimeoutNs / 4) << "the holds waited for their timeout";
 }

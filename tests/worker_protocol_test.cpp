@@ -360,7 +360,7 @@ TEST(HelperKernels, CompileForHopperWithEveryEntryPoint) {
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.loweredName, "gt_compare");
   for (const char* k : {"gt_fill_int", "gt_fill_normal", "gt_fill_bits", "gt_copy_into", "gt_abs_copy", "gt_compare",
-                        "gt_scan_canaries", "gt_canary_sgemm", "gt_class_mismatch"})
+                        "gt_scan_canaries", "gt_canary_sgemm", "gt_class_mismatch", "gt_hold"})
     EXPECT_NE(r.ptx.find(std::string(".entry ") + k), std::string::npos) << k;
 }
 

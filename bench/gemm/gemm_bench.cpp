@@ -1,9 +1,10 @@
 // gemm_bench: tuned kernels side by side with cuBLAS and the classic fixed configurations, in one
 // process on one GPU. Per size: cuBLAS (default math, no TF32), each family's classic fixed
 // configuration, each family's tuned best from the results database, and gemmtune::Library::
-// sgemm() (dispatch included). Every column is verified first (the tuner's three checks), then
-// timed with CUDA events in interleaved rounds over rotating inputs that exceed L2; the table
-// shows the median TFLOP/s and speed ratios measured in this run. Then: sgemm() dispatch
+// sgemm(). Every column is verified first (the tuner's three checks), then timed with CUDA events
+// as the tuner times (the GPU's time alone: a column's host work, sgemm()'s dispatch included, is
+// not in it; the dispatch is measured apart, below) in interleaved rounds over rotating inputs
+// that exceed L2; the table shows the median TFLOP/s and speed ratios measured in this run. Then: sgemm() dispatch
 // overhead over a raw launch, and best() query latency.
 //
 // --precision (issue 29) is the most a column may run, as for Library::Options::precision:

@@ -81,11 +81,11 @@ class HelperKernels {
   // verifier sets C's own words back to the canary first, so what it finds was written outside C.
   // Synchronizes the stream.
   GuardStats scanCanaries(CUdeviceptr alloc, long long allocElems, std::uint32_t canary) const;
-  // A plain, obviously correct packed nn SGEMM (one matrix, launched directly rather than through
-  // a plan), for the health check.
   // Holds the stream until the host-mapped word at `word` reaches `ticket` (wrapping compare), or
   // until timeoutNs pass (LaunchGate).
   void hold(CUdeviceptr word, std::uint32_t ticket, std::uint64_t timeoutNs) const;
+  // A plain, obviously correct packed nn SGEMM (one matrix, launched directly rather than through
+  // a plan), for the health check.
   void canarySgemm(int M, int N, int K, float alpha, CUdeviceptr A, CUdeviceptr B, float beta, CUdeviceptr C) const;
 
  private:

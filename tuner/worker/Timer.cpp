@@ -59,10 +59,13 @@ class Events {
 TimingResult timeLaunches(const TimingPolicy& policy, CUstream stream, LaunchGate& gate,
                           const std::function<void(int rep)>& launch) {
   Events ev;
-  // Warm-up in doubling batches: cheap for microsecond kernels, one launch for slow ones.
+  // Warm-up in doubling batches: cheap for microsecond kernels, one launch for slow ones. At least
+  // one, also with no warm-up asked: it is ungated, so a first launch's one-time host work (a
+  // workspace grown, the old one freed, which waits for the GPU) happens here, not while the gate
+  // holds the stream.
   int rep = 0;
   double warmed = 0;
-  for (int batch = 1; warmed < policy.warmupMs; batch *= 2) {
+  for (int batch = 1; rep == 0 || warmed < policy.warmupMs; batch *= 2) {
     warmed += ev.measure(stream, [&] {
       for (int i = 0; i < batch; ++i) launch(rep++);
     });
