@@ -70,6 +70,8 @@ __device__ __forceinline__ void gemmtune_clusterk_reduce(const float* tile, unsi
   constexpr int kBand = Types::TBM / SLICES, kQuads = Types::TBN / 4;
   for (int i = threadIdx.x; i < kBand * kQuads; i += Types::kThreads) {
     const int r = static_cast<int>(rank) * kBand + i / kQuads, c = (i % kQuads) * 4;
+    const int row = rowBase + r;
+    if (row >= M || colBase + c >= N) continue;  // past C's edge: nothing to read or write
     const float* at = tile + r * Types::kTileLd + c;
     float4 parts[SLICES];
 #pragma unroll
@@ -77,13 +79,12 @@ __device__ __forceinline__ void gemmtune_clusterk_reduce(const float* tile, unsi
     float4 sum = parts[0];
 #pragma unroll
     for (int q = 1; q < SLICES; ++q) sum.x += parts[q].x, sum.y += parts[q].y, sum.z += parts[q].z, sum.w += parts[q].w;
-    const int row = rowBase + r;
-    if (row >= M) continue;
     float* out = C + static_cast<long long>(row) * ldc + colBase + c;
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      if (colBase + c + j < N) out[j] = beta == 0.0f ? alpha * v[j] : alpha * v[j] + beta * out[j];
+      // As CUTLASS's LinearCombination rounds: fma(alpha, sum, beta·C), C never read when beta is 0.
+      if (colBase + c + j < N) out[j] = beta == 0.0f ? alpha * v[j] : fmaf(alpha, v[j], beta * out[j]);
   }
 }
 
@@ -118,10 +119,8 @@ __device__ __forceinline__ void gemmtune_clusterk_gemm(int M, int N, int K, floa
   accumulators.clear();
   if (kIterations > 0) mma(kIterations, accumulators, iteratorA, iteratorB, accumulators);
 
-  // The pipeline's shared memory becomes this slice's partial tile once every copy has landed and
-  // every warp has read its last stage.
-  cutlass::arch::cp_async_wait<0>();
-  __syncthreads();
+  // The pipeline's shared memory becomes this slice's partial tile: CUTLASS's main loop ends with
+  // every copy landed and a barrier after the last stage's reads (MmaMultistage::gemm_iters).
   float* partial = reinterpret_cast<float*>(gemmtune_cutlass_smem);
   using WarpCount = typename Mma::WarpCount;
   const int warpM = warp % WarpCount::kM, warpN = (warp / WarpCount::kM) % WarpCount::kN;
