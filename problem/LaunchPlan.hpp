@@ -54,6 +54,9 @@ struct LaunchPlan {
   // block computes, the depth of one step of its k loop, and the K slices the grid holds (split-K).
   // Said by the family's plan, never guessed from names; 0: not said.
   int tileM = 0, tileN = 0, tileK = 0, kSlices = 1;
+  // The K slices' partial tiles are summed on the chip (clusterk: distributed shared memory), so
+  // the reduction moves no bytes through DRAM or L2 beyond C.
+  bool slicesSummedOnChip = false;
 
   bool runnable() const { return refusal.empty(); }
   // The launch of the family's main kernel (kernel 0): the grid a model, a filter or a report

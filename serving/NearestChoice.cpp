@@ -46,7 +46,7 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
     g.tileM = std::max(1LL, (at.m + tiles - 1) / tiles);
     g.tileN = at.n;
   }
-  if (g.slices > 1) {
+  if (g.slices > 1 && !plan.slicesSummedOnChip) {
     // A workspace that holds every slice's partial tiles (thin) is written and read once; one
     // that holds only locks (cutlass's serial split-K) means each later slice reads and writes C.
     const double cBytes = 4.0 * double(at.m) * double(at.n) * double(batch);
