@@ -25,21 +25,18 @@ using namespace gemmtune;
 
 namespace {
 
-class FaithfulGpu : public ::testing::Test {
+class FaithfulGpu : public test::HelpersOnGpu {
  protected:
   void SetUp() override {
-    if (!CudaDriver::available()) GTEST_SKIP() << "no CUDA driver/GPU";
-    gpu_ = std::make_unique<GpuContext>(0);
+    HelpersOnGpu::SetUp();
+    if (IsSkipped()) return;
     const WorkerInfo info = gpu_->info();
-    helpers_ = std::make_unique<HelperKernels>(info.arch, gpu_->stream(), info.smCount);
     accuracy_ = std::make_unique<AccuracyKernels>(info.arch, gpu_->stream(), info.smCount);
     blas_ = std::make_unique<Cublas>(gpu_->stream());
   }
   FaithfulData data(const Problem& p) const { return FaithfulData(p, *gpu_, *helpers_, *accuracy_, *blas_); }
   void sgemm(const SgemmArgs& a) const { blas_->gemm(Cublas::Math::Default, a); }
 
-  std::unique_ptr<GpuContext> gpu_;
-  std::unique_ptr<HelperKernels> helpers_;
   std::unique_ptr<AccuracyKernels> accuracy_;
   std::unique_ptr<Cublas> blas_;
 };

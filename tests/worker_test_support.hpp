@@ -1,10 +1,19 @@
-// What the worker's GPU tests share: a short timing policy, and a candidate request for a problem
-// as the tuner builds one (the timing plan for GemmProblem::packed, a plan per verification layout).
+// What the worker's GPU tests share: a short timing policy, a candidate request for a problem as
+// the tuner builds one (the timing plan for GemmProblem::packed, a plan per verification layout),
+// and a fixture holding GPU 0's context and the worker's helper kernels.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <memory>
+
 #include "CompileResult.hpp"
+#include "Family.hpp"
 #include "FamilyPlans.hpp"
 #include "WorkerProtocol.hpp"
+#include "CudaDriver.hpp"
+#include "worker/GpuContext.hpp"
+#include "worker/HelperKernels.hpp"
 #include "worker/ProblemLayout.hpp"
 
 namespace gemmtune::test {
@@ -31,5 +40,19 @@ inline CandidateRequest requestFor(const Config& config, const CompileResult& r,
   // about layouts, batches and faults; tests/faithful_gpu_test.cpp asks for them itself.
   return req;
 }
+
+// GPU 0 and the helper kernels on its stream, for tests that drive the worker's parts in-process;
+// skipped without a driver. A fixture that needs more sets it up after calling SetUp().
+class HelpersOnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!CudaDriver::available()) GTEST_SKIP() << "no CUDA driver/GPU";
+    gpu_ = std::make_unique<GpuContext>(0);
+    helpers_ = std::make_unique<HelperKernels>(gpu_->info().arch, gpu_->stream(), gpu_->info().smCount);
+  }
+
+  std::unique_ptr<GpuContext> gpu_;
+  std::unique_ptr<HelperKernels> helpers_;
+};
 
 }  // namespace gemmtune::test

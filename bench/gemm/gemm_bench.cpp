@@ -97,9 +97,8 @@ void judgeFaithful(const GemmShape& s, const GpuContext& gpu, const HelperKernel
 }
 
 SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu, const HelperKernels& helpers,
-                     const Cublas& blas, ContenderFactory& factory, const AccuracyKernels* accuracy) {
+                     LaunchGate& gate, const Cublas& blas, ContenderFactory& factory, const AccuracyKernels* accuracy) {
   ProblemData data(Problem::of(s), gpu, helpers, blas);
-  LaunchGate gate(helpers);
   std::vector<Contender> contenders = factory.forSize(s);
   SizeResult result{s, {}};
   for (const auto& c : contenders) {
@@ -150,18 +149,24 @@ SizeResult benchSize(const GemmShape& s, const Options& o, const GpuContext& gpu
   return result;
 }
 
+// The workload's shapes, else every --sizes item in every --layouts at --batch.
+std::vector<GemmShape> problemsToBench(const Options& o, const std::vector<WorkloadShape>& workload) {
+  std::vector<GemmShape> sizes;
+  if (!workload.empty()) {
+    for (const auto& w : workload) sizes.push_back(w.shape);
+    return sizes;
+  }
+  for (const GemmShape& size : parseSizes(o.sizes))
+    for (const Layout& layout : parseLayouts(o.layouts)) sizes.push_back({size.M, size.N, size.K, layout, o.batch});
+  return sizes;
+}
+
 int run(const Options& o) {
   ColumnSet columns = parseColumns(o.columns);
   columns.precision = o.precision;
   std::vector<WorkloadShape> workload;
   if (!o.shapes.empty()) workload = readShapeFile(o.shapes);
-  std::vector<GemmShape> sizes;
-  if (workload.empty()) {
-    const long long batch = o.batch;
-    for (const GemmShape& size : parseSizes(o.sizes))
-      for (const Layout& layout : parseLayouts(o.layouts)) sizes.push_back({size.M, size.N, size.K, layout, batch});
-  } else
-    for (const auto& w : workload) sizes.push_back(w.shape);
+  const std::vector<GemmShape> sizes = problemsToBench(o, workload);
   const std::filesystem::path dbPath = db::resolveDatabasePath(o.db);
   const GpuSpec spec = queryGpu(o.gpu);
   checkFits(sizes, spec.totalMemBytes, spec.name);
@@ -169,6 +174,7 @@ int run(const Options& o) {
   GpuContext gpu(o.gpu);
   const WorkerInfo info = gpu.info();
   HelperKernels helpers(info.arch, gpu.stream(), info.smCount);
+  LaunchGate gate(helpers);  // every column's samples: the GPU's time alone
   Cublas blas(gpu.stream());
   Compiler compiler;
   // Compiled only for a faithful run: a strict one shows no error figures and pays nothing.
@@ -201,7 +207,7 @@ int run(const Options& o) {
                           columns.ours ? ours.get() : nullptr, columns);
   std::vector<SizeResult> results;
   for (const auto& s : sizes) {
-    results.push_back(benchSize(s, o, gpu, helpers, blas, factory, accuracy ? &*accuracy : nullptr));
+    results.push_back(benchSize(s, o, gpu, helpers, gate, blas, factory, accuracy ? &*accuracy : nullptr));
     fmt::print(stderr, "{} done\n", s.str());
   }
   fmt::print("{}", formatTable(info.name, results, o.precision));

@@ -33,4 +33,12 @@ void LaunchGate::close() {
 
 void LaunchGate::open() { __atomic_store_n(word_, ticket_, __ATOMIC_RELEASE); }
 
+LaunchGate::Closed::Closed(LaunchGate* gate) : gate_(gate) {
+  if (gate_) gate_->close();
+}
+
+LaunchGate::Closed::~Closed() {
+  if (gate_) gate_->open();
+}
+
 }  // namespace gemmtune

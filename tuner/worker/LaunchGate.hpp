@@ -25,11 +25,21 @@ class LaunchGate {
   LaunchGate(const LaunchGate&) = delete;
   LaunchGate& operator=(const LaunchGate&) = delete;
 
-  // Queues the hold; what is queued next waits for open(). Should the host block in between (a
-  // call that synchronizes the stream), the hold gives up after kTimeoutNs instead of waiting
-  // forever, and that one sample holds the host's time as before.
-  void close();
-  void open();
+  // The gate closed for this object's lifetime (nothing, for a null gate): what the stream is given
+  // meanwhile waits behind the hold, and leaving the scope, by an exception too, opens it, so the
+  // stream never waits for the timeout needlessly. Should the host block inside the scope (a call
+  // that synchronizes the stream), the hold gives up after kTimeoutNs instead of waiting forever,
+  // and that one sample holds the host's time as before.
+  class Closed {
+   public:
+    explicit Closed(LaunchGate* gate);
+    ~Closed();
+    Closed(const Closed&) = delete;
+    Closed& operator=(const Closed&) = delete;
+
+   private:
+    LaunchGate* gate_;
+  };
 
   static constexpr std::uint64_t kTimeoutNs = 20'000'000;
 
@@ -39,6 +49,9 @@ class LaunchGate {
   CUdeviceptr device_ = 0;
   std::uint32_t ticket_ = 0;
   bool blockingLaunches_ = false;  // CUDA_LAUNCH_BLOCKING=1: never close
+
+  void close();  // queues the hold for the next ticket
+  void open();   // hands the GPU that ticket
 };
 
 }  // namespace gemmtune

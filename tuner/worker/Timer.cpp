@@ -32,14 +32,7 @@ class Events {
   double measure(CUstream stream, F&& enqueue, LaunchGate* gate = nullptr) {
     const auto& cu = CudaDriver::get();
     {
-      // Opened when the block ends, also when enqueue throws: nothing may wait for the hold's timeout.
-      struct Opener {
-        LaunchGate* gate;
-        ~Opener() {
-          if (gate) gate->open();
-        }
-      } opener{gate};
-      if (gate) gate->close();
+      const LaunchGate::Closed closed(gate);
       cu.check(cu.cuEventRecord(start_, stream), "cuEventRecord");
       enqueue();
       cu.check(cu.cuEventRecord(stop_, stream), "cuEventRecord");
