@@ -14,6 +14,17 @@ double compulsoryBytes(const db::ProblemKey& p) {
   return 4.0 * (m * k + k * n + m * n * cPasses) * double(std::max(1LL, p.batch));
 }
 
+double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
+  double bytes = compulsoryBytes(p);
+  if (!(m.l2Bytes > 0) || g.tileM <= 0 || g.tileN <= 0) return bytes;
+  const double batch = double(std::max(1LL, p.batch));
+  const double aBytes = 4.0 * double(p.m) * double(p.k), bBytes = 4.0 * double(p.k) * double(p.n);
+  const long long rowTiles = (p.m + g.tileM - 1) / g.tileM, columnTiles = (p.n + g.tileN - 1) / g.tileN;
+  if (bBytes > m.l2Bytes / 2) bytes += bBytes * double(rowTiles - 1) * batch;
+  if (aBytes > m.l2Bytes / 2) bytes += aBytes * double(columnTiles - 1) * batch;
+  return bytes;
+}
+
 double dramGBps(int memClockKhz, int memBusWidthBits) {
   return 2.0 * double(memClockKhz) * 1e3 * double(memBusWidthBits) / 8.0 / 1e9;
 }
@@ -45,7 +56,7 @@ double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRate
     const double waves = std::ceil(double(g.blocks) / (double(m.smCount) * g.residency.blocksPerSm));
     compute = std::max(compute, waves * double((p.k + slices - 1) / slices) * kLatencyMsPerK);
   }
-  const double memory = m.dramGBps > 0 ? compulsoryBytes(p) / (m.dramGBps * 1e6) : 0;
+  const double memory = m.dramGBps > 0 ? streamedBytes(p, g, m) / (m.dramGBps * 1e6) : 0;
   const double reduction = m.dramGBps > 0 ? g.partialBytes / (m.dramGBps * 1e6) : 0;
   return std::max(compute, memory) + reduction + m.launchOverheadMs;
 }

@@ -14,6 +14,7 @@ MachineRates machineRatesOf(const GpuSpec& gpu, PrecisionClass precision) {
   m.smCount = gpu.smCount;
   if (auto peak = peakRate(gpu, precision)) m.peakGflops = peak->gflops;
   if (gpu.memClockKhz > 0 && gpu.memBusWidthBits > 0) m.dramGBps = dramGBps(gpu.memClockKhz, gpu.memBusWidthBits);
+  m.l2Bytes = double(gpu.l2Bytes);
   return m;
 }
 

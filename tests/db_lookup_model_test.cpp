@@ -92,6 +92,30 @@ TEST(dbLookupModelRule, AGemvIsPricedByDramBandwidth) {
   EXPECT_NEAR(rooflineMs(gemv, h100), bytes / (h100.dramGBps * 1e6) + h100.launchOverheadMs, 1e-12);
 }
 
+// 17x3605x3312: B (48 MB) is larger than half the H100's 50 MB L2, so every row of tiles streams
+// it from DRAM again. Priced by compulsory bytes alone, thin's 8-row tile (3 rows of tiles) looked
+// as fast as its 32-row one, was served there, and ran at 0.43x cuBLAS on an H100.
+TEST(dbLookupModelRule, AnOperandLargerThanL2IsStreamedOncePerRowOfTiles) {
+  const MachineRates h100 = machineRatesOf(clockedGpu());
+  ASSERT_EQ(h100.l2Bytes, 50.0 * 1024 * 1024);
+  const ProblemKey skinny{17, 3605, 3312};
+  auto tile = [](long long rows, long long columns) {
+    KernelGeometry g;
+    g.tileM = rows;
+    g.tileN = columns;
+    return g;
+  };
+  const double b = 4.0 * 3312 * 3605;
+  EXPECT_DOUBLE_EQ(streamedBytes(skinny, tile(32, 16), h100), compulsoryBytes(skinny));  // A stays in L2
+  EXPECT_DOUBLE_EQ(streamedBytes(skinny, tile(8, 32), h100), compulsoryBytes(skinny) + 2 * b);
+  EXPECT_GT(rawMs(skinny, tile(8, 32), h100), 2 * rawMs(skinny, tile(32, 16), h100));
+  const ProblemKey tall{3312, 17, 3605};  // the mirror: A streamed once per column of tiles
+  EXPECT_DOUBLE_EQ(streamedBytes(tall, tile(16, 8), h100), compulsoryBytes(tall) + 2 * 4.0 * 3312 * 3605);
+  MachineRates unknownL2 = h100;
+  unknownL2.l2Bytes = 0;
+  EXPECT_DOUBLE_EQ(streamedBytes(skinny, tile(8, 32), unknownL2), compulsoryBytes(skinny));
+}
+
 // One small tile over a long K (5x13x2098, thin's 8x32 tile unsliced): about 1 MFLOP and 150 KB,
 // yet the block walks 2098 steps of K one load after another. Priced by the k loop (15 ns a step),
 // not by the arithmetic at the peak: without it such launches ran 2-3x slower on an H100 than the
@@ -252,8 +276,9 @@ TEST_F(ModelLookup, CublasIsAnsweredWhereItsRowsPredictItFasterBeyondTheMargin) 
   EXPECT_NE(r.reason.find("cuBLAS predicted"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("not faster by the 1.25 margin"), std::string::npos) << r.reason;
   // Where ours is predicted faster beyond the margin, ours; the reason names both. (Thin's 16x64
-  // tiles divide this shape: a guarded form never measured would count double.)
-  const auto skinny = Lookup(store, present(), LookupPolicy{true, 1.10}).best(gpu, {32, 3072, 6144});
+  // tiles divide this shape: a guarded form never measured would count double. One row of tiles:
+  // at 32 rows its two would each stream B, 75 MB, from DRAM, and cuBLAS would be predicted faster.)
+  const auto skinny = Lookup(store, present(), LookupPolicy{true, 1.10}).best(gpu, {16, 3072, 6144});
   EXPECT_FALSE(skinny.cublas) << skinny.reason;
   EXPECT_NE(skinny.reason.find("cuBLAS predicted"), std::string::npos) << skinny.reason;
   // Not with cuBLAS left out, nor when a family is asked for.
