@@ -25,13 +25,16 @@ Family clusterKFamily() {
   // 1024³, the best 4-slice cluster ran at 29 TFLOP/s against 38 for 2 slices, and 128×256 in
   // 4 slices (cuBLAS's own tile and split there) took 102 µs against cuBLAS's 57: a cluster's blocks must be
   // resident in one GPC at once, and too few clusters of 4 one-block-per-SM tiles fit the GPU.
+  // One stage count: 3 and 4 stages ran within 1 % of each other there in every layout (3 ahead in
+  // nt and tn), and each program costs the main job seconds of CUTLASS compilation; 4 or 5 through
+  // --params.
   f.params = {
       {"BM", "bm", {64, 128, 256}, "rows of the C tile per block (threadblock M)"},
       {"BN", "bn", {64, 128, 256}, "columns of the C tile per block (threadblock N)"},
       {"BK", "bk", {8}, "depth of a k tile per pipeline stage (threadblock K)"},
       {"WM", "wm", {32, 64}, "rows of a warp tile"},
       {"WN", "wn", {32, 64}, "columns of a warp tile"},
-      {"STAGES", "st", {3, 4}, "cp.async pipeline stages between global and shared memory"},
+      {"STAGES", "st", {3}, "cp.async pipeline stages between global and shared memory"},
       {"SWIZZLE", "sw", {4}, "most tile columns a rasterization group spans (L2 reuse)"},
       {"SPLITK", "sk", {2}, "K slices: the blocks of one cluster, their partial tiles summed in shared memory"},
   };
@@ -42,6 +45,10 @@ Family clusterKFamily() {
        [](const Config& c) { return c["BN"] / c["WN"] <= 4; }},
       {"tile_area", "BM·BN at most 256·128: larger tiles need more accumulators than a block has registers",
        [](const Config& c) { return c["BM"] * c["BN"] <= 256 * 128; }},
+      {"large_tiles",
+       "BM·BN at least 128·128: smaller tiles fill the GPU with more blocks instead of a cluster's slices (and "
+       "cutlass and thin split K for them); measured on an H100 at 1024³, none came within 3 % of the best",
+       [](const Config& c) { return c["BM"] * c["BN"] >= 128 * 128; }},
       {"cluster_slices", "SPLITK must be 2 to 8 (a portable cluster) and divide BM: each slice sums a band of rows",
        [](const Config& c) { return c["SPLITK"] >= 2 && c["SPLITK"] <= 8 && c["BM"] % c["SPLITK"] == 0; }},
   };
