@@ -17,7 +17,8 @@
 #        python python-tune python-bench (the Python package: pip install . and pytest; tuning the
 #        benchmark MLP's shapes; bench/python/python_bench.py)
 #        (BUILD_TARGETS builds only those targets; UNTUNED_DB and UNTUNED_CACHE: another database and compile cache)
-#        (GPU_TESTS_RESUME=1: run only the GPU tests that have not passed in an earlier call on this machine)
+#        (GPU_TESTS_RESUME=1: run only the GPU tests that have not passed in an earlier call on the same
+#        source tree: on this machine, or, with GPU_TESTS_PASSED=FILE, the passed.txt an earlier call returned)
 #        (TUNE_SIZES, TUNE_FAMILIES and GPU_TESTS_REGEX narrow the tune and test steps; TUNE_ARGS
 #        adds tune options, e.g. "--carry 0"; TUNE_PASSES=cold skips the warm pass; TUNE_KEEP=1 keeps the
 #        database of an earlier tune step; BENCH_ARGS adds gemm_bench options, e.g. "--layouts nn,tn")
@@ -43,6 +44,11 @@ elapsed() { echo $(( $(date +%s) - $1 ))s; }
 # per command), so that the logs are always packed and the summary printed: every step's timeout
 # is cut to what is left, and a step with under 30 s left is skipped.
 deadline=$(( $(date +%s) + ${CHECK_BUDGET:-560} ))
+# The source tree's contents (build folders, .git and .devdeps aside): what a passed GPU test vouches for.
+tree_fingerprint() {
+  (cd "$root" && find . \( -path ./.git -o -path ./.devdeps -o -path "./build*" -o -name __pycache__ \) -prune -o \
+    -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum | sha1sum | cut -c1-40)
+}
 capped() { local left=$(( deadline - $(date +%s) - 20 )); echo $(( $1 < left ? $1 : left )); }
 # The compile cache lives beside the build, never under $OUT: thousands of small files there
 # would keep the logs from coming back; the tune step's database too (megabytes of cubins), where
@@ -81,8 +87,6 @@ for step in "${steps[@]}"; do
       if cmake -S "$root" -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 &&
          timeout "$(capped 600)" cmake --build "$build" --parallel "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$out/build.log" 2>&1; then
         note build "ok ($(elapsed $t0))"
-        # Tests that passed on other binaries do not count for these (GPU_TESTS_RESUME below).
-        grep -q 'ninja: no work to do' "$out/build.log" || rm -f "$build/gpu-tests-passed.txt"
       else
         tail -30 "$out/configure.log" "$out/build.log"
         note build "FAILED (see build.log)"
@@ -99,19 +103,29 @@ for step in "${steps[@]}"; do
     gpu-tests)
       # One at a time: GPU tests time kernels and must not share the GPU. The suite (about 430 s)
       # and a fresh machine's build (about 130 s) do not fit one call's budget: the names of the
-      # tests that passed stay in $build, and GPU_TESTS_RESUME=1 on the next call (the same warm
-      # machine) runs only the others.
+      # tests that passed stay in $build (and come back as passed.txt), and GPU_TESTS_RESUME=1 on
+      # the next call runs only the others (on a fresh machine: GPU_TESTS_PASSED=that passed.txt).
       passed="$build/gpu-tests-passed.txt"
       [ "${GPU_TESTS_RESUME:-0}" = 1 ] || rm -f "$passed"
-      skip=$([ -s "$passed" ] && sed 's/[][\\.*^$+?(){}|]/\\&/g' "$passed" | paste -sd'|')
+      # Tests that passed on another source tree do not count for this one. A list carried from an
+      # earlier call (GPU_TESTS_PASSED: its passed.txt from logs.tgz) counts on a fresh machine too,
+      # whose build has work to do from scratch: the tree decides, not the build.
+      tree=$(tree_fingerprint)
+      if [ "${GPU_TESTS_RESUME:-0}" = 1 ] && [ -s "${GPU_TESTS_PASSED:-}" ] && [ ! -s "$passed" ]; then
+        cp "$GPU_TESTS_PASSED" "$passed"
+      fi
+      [ -s "$passed" ] && [ "$(head -1 "$passed")" != "# tree $tree" ] && rm -f "$passed"
+      [ -s "$passed" ] || echo "# tree $tree" >"$passed"
+      skip=$(sed '1d; s/[][\\.*^$+?(){}|]/\\&/g' "$passed" | paste -sd'|')
       (cd "$build" && timeout "$(capped "${GPU_TESTS_TIMEOUT:-900}")" ctest --no-tests=error -L gpu -R "${GPU_TESTS_REGEX:-.}" \
         ${skip:+-E "^(${skip})\$"} --timeout 300 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
-      before=$([ -s "$passed" ] && wc -l <"$passed" || echo 0)
+      before=$(( $(wc -l <"$passed") - 1 ))
       sed -nE 's/.*Test +#[0-9]+: ([^ ]+) \.+ +Passed.*/\1/p' "$out/ctest-gpu.log" >>"$passed"
+      cp "$passed" "$out/passed.txt"
       if [ -n "$skip" ] && grep -q 'No tests were found' "$out/ctest-gpu.log"; then
-        note gpu-tests "none left: all $(wc -l <"$passed") passed in earlier calls"
+        note gpu-tests "none left: all $before passed in earlier calls"
       else
-        note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1 || echo 'cut short:'); $(wc -l <"$passed") passed over the calls ($before before this one) ($(elapsed $t0))"
+        note gpu-tests "$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -1 || echo 'cut short:'); $(( $(wc -l <"$passed") - 1 )) passed over the calls ($before before this one) ($(elapsed $t0))"
       fi
       grep -E '^\s+[0-9]+ - .*\(Failed|Timeout|SEGFAULT|Subprocess' "$out/ctest-gpu.log" | head -20
       ;;
