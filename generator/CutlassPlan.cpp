@@ -55,7 +55,7 @@ void addCutlassKernelTraits(Family& f, int elementsPerAccess, int elementBytes) 
   };
   const bool splitsK = std::any_of(f.params.begin(), f.params.end(), [](const ParamSpec& s) { return s.name == "SPLITK"; });
   if (splitsK)
-    shared.push_back({"split_k_slices", "SPLITK must be 1 to 64 K slices: each slice past the first waits for the one before it",
+    shared.push_back({"split_k_slices", "SPLITK must be 1 to 64 K slices: grid z holds every batch's slices",
                       [](const Config& c) { return c["SPLITK"] >= 1 && c["SPLITK"] <= 64; }});
   shared.push_back({"swizzle_group", "SWIZZLE must be 1, 2, 4 or 8 (GemmIdentityThreadblockSwizzle's groups)",
                     [](const Config& c) {

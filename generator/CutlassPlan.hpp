@@ -1,7 +1,7 @@
-// CutlassPlan: what the families built on templates/cutlass_gemm.cuh share (cutlass, tf32x3,
-// fp16x3: constraints, headers, threads, shared memory), and the launch plan of the FP32
-// device::Gemm ones (cutlass, tf32x3): the identity swizzle's grid, batches × K slices in grid z,
-// one lock per C tile per batch when K is sliced.
+// CutlassPlan: what the families built on templates/cutlass_gemm.cuh share (cutlass, clusterk,
+// tf32x3, fp16x3: constraints, headers, threads, shared memory), and the launch plan of the FP32
+// device::Gemm ones (cutlass, clusterk, tf32x3): the identity swizzle's grid, batches × K slices in
+// grid z, one lock per C tile per batch when K is sliced serially (not for clusterk's clusters).
 #pragma once
 
 #include <string>
@@ -22,7 +22,7 @@ int cutlassThreads(const Config& c);
 // threads, shared memory (STAGES·(BM+BN)·BK elements dynamic, Params static). Not the plan.
 void addCutlassKernelTraits(Family& f, int elementsPerAccess, int elementBytes);
 
-// The FP32 device::Gemm families (cutlass, tf32x3): addCutlassKernelTraits over floats and the
+// The FP32 device::Gemm families (cutlass, clusterk, tf32x3): addCutlassKernelTraits over floats and the
 // plan (cutlassGemmPlan with `vectorWidth` unguarded, 1 guarded).
 void addCutlassGemmTraits(Family& f, int vectorWidth);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "SizeDistance.hpp"
@@ -15,14 +16,25 @@ double compulsoryBytes(const db::ProblemKey& p) {
 }
 
 double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
-  double bytes = compulsoryBytes(p);
+  const double bytes = compulsoryBytes(p);
   if (!(m.l2Bytes > 0) || g.tileM <= 0 || g.tileN <= 0) return bytes;
+  // Blocks of one wave read a shared panel at the same time (L2 serves it once), so an operand is
+  // streamed at most once per wave; without a known residency, once per row or column of tiles.
+  long long waves = std::numeric_limits<long long>::max();
+  if (g.blocks > 0 && g.residency.blocksPerSm > 0 && m.smCount > 0) {
+    const long long perWave = static_cast<long long>(m.smCount) * g.residency.blocksPerSm;
+    waves = (g.blocks + perWave - 1) / perWave;
+  }
+  auto extraPasses = [&](double operandBytes, long long tiles) {
+    return operandBytes > m.l2Bytes / 2 ? operandBytes * double(std::min(tiles, waves) - 1) : 0.0;
+  };
   const double batch = double(std::max(1LL, p.batch));
-  const double aBytes = 4.0 * double(p.m) * double(p.k), bBytes = 4.0 * double(p.k) * double(p.n);
-  const long long rowTiles = (p.m + g.tileM - 1) / g.tileM, columnTiles = (p.n + g.tileN - 1) / g.tileN;
-  if (bBytes > m.l2Bytes / 2) bytes += bBytes * double(rowTiles - 1) * batch;
-  if (aBytes > m.l2Bytes / 2) bytes += aBytes * double(columnTiles - 1) * batch;
-  return bytes;
+  const double extraB = extraPasses(4.0 * double(p.k) * double(p.n), (p.m + g.tileM - 1) / g.tileM);
+  const double extraA = extraPasses(4.0 * double(p.m) * double(p.k), (p.n + g.tileN - 1) / g.tileN);
+  // Where both are too large, the grid's order keeps one operand's panel in L2 while it streams the
+  // other: only one of them is read again, at best the cheaper.
+  const double extra = extraA > 0 && extraB > 0 ? std::min(extraA, extraB) : extraA + extraB;
+  return bytes + extra * batch;
 }
 
 double dramGBps(int memClockKhz, int memBusWidthBits) {

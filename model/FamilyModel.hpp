@@ -33,7 +33,7 @@ struct MachineRates {
   double peakGflops = 0;      // FP32 FMA peak (serving::peakRate)
   double dramGBps = 0;        // 2 · memory clock · bus width / 8
   double launchOverheadMs = 0.003;
-  double l2Bytes = 0;          // 0: unknown (no operand is taken to stream from DRAM more than once)
+  double l2Bytes = 0;         // 0: unknown (no operand is taken to stream from DRAM more than once)
 };
 
 // One configuration's launch at one problem, as its plan and occupancy give it.
@@ -48,9 +48,9 @@ struct KernelGeometry {
 
 // DRAM bytes every kernel must move at `p`: A and B once, C written (and read when β ≠ 0).
 double compulsoryBytes(const db::ProblemKey& p);
-// DRAM bytes a launch of geometry `g` moves at `p`: the compulsory bytes, plus every further
-// pass over an operand too large to stay in L2 (more than half of it): B once per row of tiles,
-// A once per column of tiles.
+// DRAM bytes a launch of geometry `g` moves at `p`: the compulsory bytes, plus the further passes
+// over an operand too large to stay in L2 (more than half of it): B once per row of tiles, A once
+// per column of tiles, at most once per wave; where both are that large, only the cheaper.
 double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m);
 // DRAM speed in GB/s from the memory clock (kHz, double data rate) and bus width.
 double dramGBps(int memClockKhz, int memBusWidthBits);

@@ -119,8 +119,10 @@ __device__ __forceinline__ void gemmtune_clusterk_gemm(int M, int N, int K, floa
   accumulators.clear();
   if (kIterations > 0) mma(kIterations, accumulators, iteratorA, iteratorB, accumulators);
 
-  // The pipeline's shared memory becomes this slice's partial tile: CUTLASS's main loop ends with
-  // every copy landed and a barrier after the last stage's reads (MmaMultistage::gemm_iters).
+  // The pipeline's shared memory becomes this slice's partial tile. CUTLASS's main loop ends with
+  // every copy landed and a barrier after the last stage's reads (MmaMultistage::gemm_iters); this
+  // barrier makes that so whatever CUTLASS's loop does (a block with no k tiles runs none).
+  __syncthreads();
   float* partial = reinterpret_cast<float*>(gemmtune_cutlass_smem);
   using WarpCount = typename Mma::WarpCount;
   const int warpM = warp % WarpCount::kM, warpN = (warp / WarpCount::kM) % WarpCount::kN;
@@ -128,9 +130,8 @@ __device__ __forceinline__ void gemmtune_clusterk_gemm(int M, int N, int K, floa
   store.add_tile_offset({warpM, warpN});
   store.store(accumulators);
   gemmtune_cluster_sync();  // every slice's partial tile is complete and visible to the cluster
-  const float* cOut = params.ref_D.data();
   gemmtune_clusterk_reduce<Types, SLICES>(partial, static_cast<unsigned>(tile.k()), tile.m() * Types::TBM,
-                                          tile.n() * Types::TBN, M, N, alpha, beta, const_cast<float*>(cOut),
+                                          tile.n() * Types::TBN, M, N, alpha, beta, params.ref_D.data(),
                                           params.ref_D.stride(0));
   gemmtune_cluster_sync();  // no block leaves while another still reads its partial tile
 }

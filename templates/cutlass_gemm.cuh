@@ -1,14 +1,16 @@
 // gemmtune's launch of a CUTLASS 2.x device::Gemm kernel, shared by the CUTLASS families
-// (templates/cutlass_simt.cu, templates/cutlass_tf32x3.cu): batches and K slices in grid z, the
-// kernel's Params built on the GPU.
+// (templates/cutlass_simt.cu, templates/cutlass_tf32x3.cu; templates/cutlass_clusterk.cu builds its
+// Params here and runs only the main loop): batches and K slices in grid z, the kernel's Params
+// built on the GPU.
 //
 // Batches: block z computes batch b = z / slices on A, B, C moved by gemmtune_select_batch
 // (strides or pointer arrays) with the locks kSliceLocks + b·tiles_m·tiles_n, and reports slice
 // z % slices to CUTLASS's kernel through the swizzle (gemmtune_batched_swizzle): the kernel is
 // device::Gemm's own, serial split-K intact, and never sees the batch.
 //
-// Serial split-K (CUTLASS's SplitKSerial, compiled in always: one program serves every slice
-// count, and with one slice the locks are never touched): slice s of a tile computes its share of
+// Serial split-K (CUTLASS's SplitKSerial, compiled in for cutlass and tf32x3: one program serves
+// every slice count, and with one slice the locks are never touched; clusterk sums its slices in
+// the cluster instead): slice s of a tile computes its share of
 // K, waits until the tile's lock reads s, adds alpha·(its product) into C (slice 0 also applies
 // beta to C, later ones add onto what the earlier slices wrote), and passes the lock on; the last
 // slice sets it back to zero. The order is fixed, so results are bit-identical run to run. Slices

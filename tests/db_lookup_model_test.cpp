@@ -93,7 +93,7 @@ TEST(dbLookupModelRule, AGemvIsPricedByDramBandwidth) {
 }
 
 // 17x3605x3312: B (48 MB) is larger than half the H100's 50 MB L2, so every row of tiles streams
-// it from DRAM again. Priced by compulsory bytes alone, thin's 8-row tile (3 rows of tiles) looked
+// it from DRAM again (in other waves). Priced by compulsory bytes alone, thin's 8-row tile (3 rows of tiles) looked
 // as fast as its 32-row one, was served there, and ran at 0.43x cuBLAS on an H100.
 TEST(dbLookupModelRule, AnOperandLargerThanL2IsStreamedOncePerRowOfTiles) {
   const MachineRates h100 = machineRatesOf(clockedGpu());
@@ -111,6 +111,16 @@ TEST(dbLookupModelRule, AnOperandLargerThanL2IsStreamedOncePerRowOfTiles) {
   EXPECT_GT(rawMs(skinny, tile(8, 32), h100), 2 * rawMs(skinny, tile(32, 16), h100));
   const ProblemKey tall{3312, 17, 3605};  // the mirror: A streamed once per column of tiles
   EXPECT_DOUBLE_EQ(streamedBytes(tall, tile(16, 8), h100), compulsoryBytes(tall) + 2 * 4.0 * 3312 * 3605);
+  // Both operands too large (4096³, 64 MiB each): the grid's order keeps one in L2, so only the
+  // cheaper is streamed again (A, over 64 columns of tiles, not B over 128 rows); and a pass at most
+  // once per wave (8192 blocks, 8 per SM: 8 waves), as one wave's blocks share what they read.
+  const ProblemKey cube{4096, 4096, 4096};
+  const double operand = 4.0 * 4096 * 4096;
+  EXPECT_DOUBLE_EQ(streamedBytes(cube, tile(32, 64), h100), compulsoryBytes(cube) + 63 * operand);
+  KernelGeometry waves = tile(32, 64);
+  waves.blocks = 128 * 64;
+  waves.residency = Residency{8, 4};
+  EXPECT_DOUBLE_EQ(streamedBytes(cube, waves, h100), compulsoryBytes(cube) + 7 * operand);
   MachineRates unknownL2 = h100;
   unknownL2.l2Bytes = 0;
   EXPECT_DOUBLE_EQ(streamedBytes(skinny, tile(8, 32), unknownL2), compulsoryBytes(skinny));
@@ -156,6 +166,23 @@ TEST(dbLookupModelRule, ASkinnyLongKShapeWithFewTilesIsFasterSplit) {
   ASSERT_TRUE(split);
   EXPECT_EQ(split->blocks, 16 * 8);
   EXPECT_GT(split->partialBytes, 2.0 * 8 * 16 * 1024 * 4);  // the partial tiles, written and read
+}
+
+// clusterk's two slices meet in the cluster's shared memory: no partial tiles through DRAM, where
+// cutlass's serial split-K of the same tile reads and writes C once more.
+TEST(dbLookupModelRule, ClusterSlicesMoveNoPartialTiles) {
+  const GpuSpec gpu = clockedGpu();
+  const StoredResult row;
+  const ProblemKey p{1024, 1024, 1024};
+  const auto cluster = geometryOf(FamilyRegistry::builtin().parseName("clusterk_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2"),
+                                  row, gpu, p);
+  const auto serial = geometryOf(FamilyRegistry::builtin().parseName("cutlass_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2"),
+                                 row, gpu, p);
+  ASSERT_TRUE(cluster && serial);
+  EXPECT_EQ(cluster->slices, 2);
+  EXPECT_EQ(cluster->partialBytes, 0);
+  EXPECT_GT(serial->partialBytes, 0);
+  EXPECT_EQ(cluster->blocks, serial->blocks);
 }
 
 // The split's reduction runs after the slices' arithmetic (cutlass: each later slice reads and

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 
 #include "Compiler.hpp"
 #include "CudaDriver.hpp"
@@ -34,12 +35,16 @@ struct Case {
   Problem problem;
 };
 
-std::vector<Config> classicConfigs() {
+// Every family's classic, and the configurations of families without one. `arch`: "sm_90" etc.
+std::vector<Config> classicConfigs(const std::string& arch) {
   std::vector<Config> out;
   for (const Family& f : FamilyRegistry::builtin().all())
     if (auto c = FamilyRegistry::classic(f)) out.push_back(*c);
   // CUTLASS's widest tile (8 warps of 64×64): its loaders split rows differently from the classic's.
   out.push_back(FamilyRegistry::builtin().parseName("cutlass_bm128_bn256_bk8_wm64_wn64_st3_sw4_sk1"));
+  // clusterk (clusters: sm_90 on): its two slices of one tile in one cluster, per batch.
+  if (std::stoi(arch.substr(3)) >= 90)
+    out.push_back(FamilyRegistry::builtin().parseName("clusterk_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2"));
   return out;
 }
 
@@ -118,7 +123,7 @@ TEST_F(LayoutsGpu, EveryFamilyVerifiesInEveryLayoutAndBatchForm) {
   // Plan first: a refused layout is reported with the family's reason, never compiled or run.
   std::vector<Case> cases;
   for (const Problem& p : problems()) {
-    for (const Config& base : classicConfigs()) {
+    for (const Config& base : classicConfigs(arch_)) {
       const Config c = formOf(base, p);
       const std::string why = refusals(requestFor(c, CompileResult{}, p, test::quickTiming()), c.guarded);
       if (why.empty())

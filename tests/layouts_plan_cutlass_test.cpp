@@ -108,6 +108,25 @@ TEST(LayoutsPlanCutlass, BatchesMultiplyTheGridDepthAndTheLocks) {
   EXPECT_EQ(single.workspaceBytes, tiles * 4);
 }
 
+// clusterk: the same grid as cutlass, its depth batches × 2 slices (each cluster of 1×1×2 blocks one
+// tile's slices), and no workspace: the slices are summed in the cluster's shared memory, which the
+// plan says so that the model charges no partial tiles through DRAM.
+TEST(LayoutsPlanCutlass, ClusterSlicesTakeNoWorkspaceAndSayTheyAreSummedOnChip) {
+  const Config clusterk = config("clusterk_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2");
+  const Config cutlass = config("cutlass_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2");
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    const GemmProblem p = problem(250, 130, 500, layout, 8);
+    const LaunchPlan plan = planFor(clusterk, p);
+    ASSERT_TRUE(plan.runnable()) << plan.refusal;
+    EXPECT_EQ(plan.launches.at(0).grid, planFor(cutlass, p).launches.at(0).grid) << layout;
+    EXPECT_EQ(plan.launches.at(0).grid.z, 8u * 2) << layout;
+    EXPECT_EQ(plan.workspaceBytes, 0) << layout;
+    EXPECT_EQ(plan.kSlices, 2) << layout;
+    EXPECT_TRUE(plan.slicesSummedOnChip) << layout;
+    EXPECT_FALSE(planFor(cutlass, p).slicesSummedOnChip) << layout;
+  }
+}
+
 TEST(LayoutsPlanCutlass, PointerArraysAndBroadcastOperandsPlanAsStridedBatches) {
   const Config c = config(kSplit4);
   GemmProblem arrays = problem(64, 64, 64, "nt", 3);

@@ -5,6 +5,8 @@
 // real templates in every layout and batch form.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "Compiler.hpp"
 #include "CudaDriver.hpp"
 #include "FamilyRegistry.hpp"
@@ -78,6 +80,15 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
                              // and a 128×8 tile.
                              "thin_bm64_bn16_bk32_tm4_tn4_st4_sk1_guarded", "thin_bm64_bn16_bk32_tm4_tn4_st2_sk3_guarded",
                              "thin_bm8_bn128_bk32_tm1_tn4_st4_sk8_guarded", "thin_bm128_bn8_bk32_tm8_tn1_st4_sk16_guarded"}) {
+      auto r = client_->run(builtin(name, p, false), 60);
+      EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
+      EXPECT_LE(r.maxError, 1.0) << name;
+    }
+    if (std::stoi(arch_.substr(3)) < 90) continue;  // clusters: sm_90 on
+    // clusterk: 4 and 8 warps; 2 slices (at K = 1 and 7 one of them has no k tile and adds zero), 4
+    // slices of 32-row bands; beta 2 applied once, by the block that sums the band.
+    for (const char* name : {"clusterk_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2", "clusterk_bm256_bn128_bk8_wm64_wn64_st3_sw4_sk2",
+                             "clusterk_bm128_bn128_bk8_wm32_wn64_st4_sw4_sk4"}) {
       auto r = client_->run(builtin(name, p, false), 60);
       EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
       EXPECT_LE(r.maxError, 1.0) << name;
