@@ -19,16 +19,20 @@ double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const Mac
   const double bytes = compulsoryBytes(p);
   if (!(m.l2Bytes > 0) || g.tileM <= 0 || g.tileN <= 0) return bytes;
   // Blocks of one wave read a shared panel at the same time (L2 serves it once), so an operand is
-  // streamed at most once per wave; without a known residency, once per row or column of tiles.
+  // streamed at most once per wave of its own matrix's blocks (batches are outermost in the grid);
+  // without a known residency, once per row or column of tiles.
+  const long long batches = std::max(1LL, p.batch);
   long long waves = std::numeric_limits<long long>::max();
   if (g.blocks > 0 && g.residency.blocksPerSm > 0 && m.smCount > 0) {
     const long long perWave = static_cast<long long>(m.smCount) * g.residency.blocksPerSm;
-    waves = (g.blocks + perWave - 1) / perWave;
+    const long long perMatrix = std::max(1LL, g.blocks / batches);
+    waves = (perMatrix + perWave - 1) / perWave;
   }
   auto extraPasses = [&](double operandBytes, long long tiles) {
-    return operandBytes > m.l2Bytes / 2 ? operandBytes * double(std::min(tiles, waves) - 1) : 0.0;
+    const long long passes = std::max(1LL, std::min(tiles, waves));
+    return operandBytes > m.l2Bytes / 2 ? operandBytes * double(passes - 1) : 0.0;
   };
-  const double batch = double(std::max(1LL, p.batch));
+  const double batch = double(batches);
   const double extraB = extraPasses(4.0 * double(p.k) * double(p.n), (p.m + g.tileM - 1) / g.tileM);
   const double extraA = extraPasses(4.0 * double(p.m) * double(p.k), (p.n + g.tileN - 1) / g.tileN);
   // Where both are too large, the grid's order keeps one operand's panel in L2 while it streams the

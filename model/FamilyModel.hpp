@@ -7,7 +7,8 @@
 //     compute   = max(launchCost(blocks, residency, SMs) · 2·BM·BN·⌈K/slices⌉ / (peak / SMs),
 //                     waves · ⌈K/slices⌉ · 15 ns): the arithmetic, or the k loops' load latency
 //                 (waves = ⌈blocks / (SMs · blocks per SM)⌉; no floor without a known residency)
-//     memory    = 4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch / DRAM bandwidth
+//     memory    = streamedBytes: 4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch, plus the further passes
+//                 over an operand too large for L2 (below), / DRAM bandwidth
 //     reduction = split-K partial bytes / DRAM bandwidth: the slices' sums are combined after
 //                 their arithmetic, not under it (cutlass: each later slice reads and writes C
 //                 in turn; thin: the last block of a tile adds every slice's partial tile)

@@ -121,6 +121,11 @@ TEST(dbLookupModelRule, AnOperandLargerThanL2IsStreamedOncePerRowOfTiles) {
   waves.blocks = 128 * 64;
   waves.residency = Residency{8, 4};
   EXPECT_DOUBLE_EQ(streamedBytes(cube, waves, h100), compulsoryBytes(cube) + 7 * operand);
+  // 8 such matrices in one grid (batches outermost): still 8 waves, 7 passes, per matrix.
+  ProblemKey cubes = cube;
+  cubes.batch = 8;
+  waves.blocks *= 8;
+  EXPECT_DOUBLE_EQ(streamedBytes(cubes, waves, h100), compulsoryBytes(cubes) + 8 * 7 * operand);
   MachineRates unknownL2 = h100;
   unknownL2.l2Bytes = 0;
   EXPECT_DOUBLE_EQ(streamedBytes(skinny, tile(8, 32), unknownL2), compulsoryBytes(skinny));

@@ -1,5 +1,6 @@
 // Every built-in family in every layout and batch form, verified by the GPU worker (label gpu;
-// skipped without a driver): each family's classic configuration (and CUTLASS's 128×256 tile) in
+// skipped without a driver): each family's classic configuration (and CUTLASS's 128×256 tile, and
+// on sm_90 and later a clusterk configuration, a family without a classic) in
 // nn, nt, tn and tt, at an odd shape in the guarded form and at a shape of whole tiles in the
 // unguarded form, each as one matrix and as a batch of 3 (whose checks run strided packed, strided
 // padded and through pointer arrays). Every run must be ok with no layout skipped (an unguarded
