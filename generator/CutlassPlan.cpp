@@ -104,7 +104,7 @@ CutlassGrid cutlassGrid(const Config& c, const GemmProblem& p, long long columns
   return g;
 }
 
-LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool serialLocks) {
+LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool slicesSummedOnChip) {
   if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
@@ -132,11 +132,12 @@ LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidt
   plan.tileN = c["BN"];
   plan.tileK = c["BK"];
   plan.kSlices = static_cast<int>(slices);
+  plan.slicesSummedOnChip = slicesSummedOnChip;
   // Serial split-K: one lock per C tile of each batch, batch b's at b·tiles_m·tiles_n, each
   // indexed by CUTLASS as tile_m + tile_n · tiles_m. Every launch leaves its locks at zero (the
   // last slice resets them), so a zeroed workspace stays usable; it must not be shared by
   // launches that run at the same time.
-  if (slices > 1 && serialLocks) {
+  if (slices > 1 && !slicesSummedOnChip) {
     plan.workspaceBytes = p.batch * tilesM * tilesN * static_cast<long long>(sizeof(int));
     if (plan.workspaceBytes > kZeroedWorkspaceBytes)  // the locks must lie in the workspace's zeroed part
       return LaunchPlan::refused(fmt::format("{}: {} batches of {} tiles need more split-K locks than fit in {} MiB",

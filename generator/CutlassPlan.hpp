@@ -45,8 +45,8 @@ CutlassGrid cutlassGrid(const Config& c, const GemmProblem& p, long long columns
 // is refused unless the pointers are 4·vectorWidth-byte aligned (a strided batch's alignment is its
 // base's and its strides': GemmProblem), the leading dimensions multiples of it, and so are the
 // extents CUTLASS reads contiguously (A's row, B's row, C's row): CUTLASS predicates whole vectors.
-// serialLocks: K slices take turns through one lock per C tile (the workspace); false: the
-// family sums its slices itself (clusterk) and needs no workspace.
-LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool serialLocks = true);
+// K slices take turns through one lock per C tile (the workspace), unless slicesSummedOnChip: the
+// family sums them itself (clusterk, in its cluster), needs no workspace, and the plan says so.
+LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool slicesSummedOnChip = false);
 
 }  // namespace gemmtune

@@ -62,9 +62,7 @@ Family clusterKFamily() {
     return std::max(c["STAGES"] * (c["BM"] + c["BN"]) * c["BK"] * 4, c["BM"] * (c["BN"] + 4) * 4);
   };
   f.plan = [](const Config& c, const GemmProblem& p) {
-    LaunchPlan plan = cutlassGemmPlan(c, p, 1, /*serialLocks=*/false);  // the cluster sums its slices itself
-    plan.slicesSummedOnChip = true;
-    return plan;
+    return cutlassGemmPlan(c, p, 1, /*slicesSummedOnChip=*/true);  // the cluster sums its slices itself
   };
   return f;
 }
