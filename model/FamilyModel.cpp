@@ -41,8 +41,19 @@ double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const Mac
   return bytes + extra * batch;
 }
 
+double l2TrafficBytes(const db::ProblemKey& p, const KernelGeometry& g) {
+  if (g.tileM <= 0 || g.tileN <= 0) return 0;
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  const double tilesM = double((p.m + g.tileM - 1) / g.tileM), tilesN = double((p.n + g.tileN - 1) / g.tileN);
+  return 4.0 * k * (m * tilesN + n * tilesM) * double(std::max(1LL, p.batch));
+}
+
 double dramGBps(int memClockKhz, int memBusWidthBits) {
   return 2.0 * double(memClockKhz) * 1e3 * double(memBusWidthBits) / 8.0 / 1e9;
+}
+
+double l2GBps(int smCount, int smClockKhz) {
+  return kL2BytesPerSmClock * double(smCount) * double(smClockKhz) * 1e3 / 1e9;
 }
 
 namespace {
@@ -58,7 +69,8 @@ constexpr double kLatencyMsPerK = 15e-6;
 
 double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
   const long long slices = std::max(1, g.slices);
-  const double blockFlops = 2.0 * double(g.tileM) * double(g.tileN) * double((p.k + slices - 1) / slices);
+  const double blockFlops =
+      2.0 * double(g.tileM) * double(g.tileN) * (double((p.k + slices - 1) / slices) + kBlockFixedK);
   const bool timed = m.peakGflops > 0 && m.smCount > 0;
   // Per SM, in FLOP/ms (1 GFLOP/s = 1e6 FLOP/ms); without a peak, one unit per block's work.
   const double smRate = timed ? m.peakGflops / m.smCount * 1e6 : blockFlops;
@@ -72,7 +84,11 @@ double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRate
     const double waves = std::ceil(double(g.blocks) / (double(m.smCount) * g.residency.blocksPerSm));
     compute = std::max(compute, waves * double((p.k + slices - 1) / slices) * kLatencyMsPerK);
   }
-  const double memory = m.dramGBps > 0 ? streamedBytes(p, g, m) / (m.dramGBps * 1e6) : 0;
+  // Whichever level of the memory bounds it: DRAM (each operand once, more where it outgrows L2) or
+  // L2 (every tile's panels: small tiles read the same rows many times).
+  const double dram = m.dramGBps > 0 ? streamedBytes(p, g, m) / (m.dramGBps * 1e6) : 0;
+  const double l2 = m.l2GBps > 0 ? l2TrafficBytes(p, g) / (m.l2GBps * 1e6) : 0;
+  const double memory = std::max(dram, l2);
   const double reduction = m.dramGBps > 0 ? g.partialBytes / (m.dramGBps * 1e6) : 0;
   return std::max(compute, memory) + reduction + m.launchOverheadMs;
 }

@@ -149,6 +149,49 @@ TEST(dbLookupModelRule, ASmallTileOverALongKIsPricedByItsKLoop) {
   EXPECT_NEAR(rawMs(tiny, g, h100), 263 * 15e-6 + h100.launchOverheadMs, 1e-12);
 }
 
+// Small tiles read the same panels many times from L2: thin's 32×16 tile reads A (19 MB at
+// 2859x80x1665) once per column of tiles, 143 MB there against 102 MB at 2000x40x3001, where its
+// k loop's latency floor priced it. Without the L2 term it was predicted a third faster at the
+// larger shape than at the anchor, served over cuBLAS, and ran 18 % slower there on an H100 (0.68x
+// cuBLAS). The L2 traffic: 4·K·(M·⌈N/BN⌉ + N·⌈M/BM⌉).
+TEST(dbLookupModelRule, SmallTilesPayForReadingTheirPanelsFromL2) {
+  const GpuSpec gpu = clockedGpu();
+  const MachineRates h100 = machineRatesOf(gpu);
+  EXPECT_NEAR(h100.l2GBps, 32.0 * gpu.smCount * gpu.clockKhz / 1e6, 1e-9);
+  KernelGeometry g;
+  g.tileM = 32;
+  g.tileN = 16;
+  EXPECT_DOUBLE_EQ(l2TrafficBytes({2859, 80, 1665}, g), 4.0 * 1665 * (2859.0 * 5 + 80.0 * 90));
+  const Config thin = FamilyRegistry::builtin().parseName("thin_bm32_bn16_bk32_tm2_tn2_st4_sk2_guarded");
+  const StoredResult row;
+  const ProblemKey anchor{2000, 40, 3001}, asked{2859, 80, 1665};
+  const auto atAnchor = geometryOf(thin, row, gpu, anchor), atAsked = geometryOf(thin, row, gpu, asked);
+  ASSERT_TRUE(atAnchor && atAsked);
+  MachineRates withoutL2 = h100;
+  withoutL2.l2GBps = 0;
+  EXPECT_LT(rawMs(asked, *atAsked, withoutL2) / rawMs(anchor, *atAnchor, withoutL2), 0.7);
+  EXPECT_GT(rawMs(asked, *atAsked, h100) / rawMs(anchor, *atAnchor, h100), 0.8);
+}
+
+// A block's prologue and epilogue cost kBlockFixedK more steps of its k loop at every slice: with
+// 2 slices of K = 55 (28 steps each) clusterk's 128×256 tile does over twice its k loop's work per
+// block, where at 1024³ (512 steps a slice) it adds 6 %. Without it that tile, calibrated at 1024³,
+// was picked at 1476x3089x55 and ran at 0.61x cuBLAS on an H100, cutlass's 64×128 unsliced 0.88x.
+TEST(dbLookupModelRule, AShortKSliceCostsItsBlocksPrologueAndEpilogue) {
+  const MachineRates h100 = machineRatesOf(clockedGpu());
+  KernelGeometry g;
+  g.blocks = 1;
+  g.residency = Residency{1, 8};
+  g.tileM = 128;
+  g.tileN = 256;
+  g.slices = 2;
+  const ProblemKey shortK{128, 256, 55};
+  const double perBlock = launchCost(1, g.residency, h100.smCount) * 2.0 * 128 * 256 / (h100.peakGflops / h100.smCount * 1e6);
+  const double compute = rawMs(shortK, g, h100) - h100.launchOverheadMs;
+  EXPECT_NEAR(compute, perBlock * (28 + kBlockFixedK), 1e-12);
+  EXPECT_GT(compute, 2 * perBlock * 28);
+}
+
 // 16x1024x8192 with 16×64 tiles: 16 tiles on 132 SMs. Unsplit, each block runs the whole K alone;
 // 8 slices make 128 blocks of an eighth of the work each, and the partial sums (8 × 16×1024) cost
 // far less than the 7 idle SMs in 8 saved.
@@ -212,7 +255,7 @@ TEST(dbLookupModelRule, TheReductionOfKSlicesAddsToAComputeBoundLaunch) {
     return g;
   };
   const KernelGeometry two = split(2);
-  const double arithmetic = launchCost(two.blocks, two.residency, h100.smCount) * 2.0 * 128 * 128 * 768 /
+  const double arithmetic = launchCost(two.blocks, two.residency, h100.smCount) * 2.0 * 128 * 128 * (768 + kBlockFixedK) /
                             (h100.peakGflops / h100.smCount * 1e6);
   // Compute-bound even with the partials counted as memory: the old max() left them out entirely.
   ASSERT_GT(arithmetic, (compulsoryBytes(big) + two.partialBytes) / bandwidth);
