@@ -41,18 +41,23 @@ struct MachineRates {
 };
 
 // L2's bandwidth to the SMs, taken as this many bytes per SM per SM clock (about 8.4 TB/s on an
-// H100 SXM at 1980 MHz, 2.5× its DRAM). With it the model sees what a small tile costs at a
+// H100 SXM at 1980 MHz, 2.5× its DRAM), for the FP32 (strict) families: the ones it was scored on
+// (machineRatesOf sets no L2 rate for the tensor-core families, whose peak it would bind at square
+// sizes, unmeasured). With it the model sees what a small tile costs at a
 // skinny shape: on the H100's main job (2026-11-27, session 17), thin's 32×16 tile anchored at
 // 2000×40×3001 (where the k loop's latency bound it) was predicted at 2859×80×1665 1.3× faster
 // than cuBLAS and ran at 0.68× (A, 19 MB, read once per column of tiles: 143 MB from L2 there
 // against 102 MB at the anchor). Scored on that database with the exact rows of a later
-// `tune --seen` at 78 untuned shapes: `sgemm()`'s worst 0.68× → 0.91×, the held-out error
-// unchanged (bench/model_error). 13 to 38 bytes per clock gave the same worst; 51 left it at 0.68×.
+// `tune --seen` at 78 untuned shapes, this term alone: `sgemm()`'s worst 0.68× → 0.91× offline, the
+// held-out error unchanged (bench/model_error); 13 to 38 bytes per clock gave the same worst, 51
+// left it at 0.68×. With kBlockFixedK as well, measured on the H100: worst 0.86× (another shape).
 inline constexpr double kL2BytesPerSmClock = 32;
 
 // A block's prologue (filling its pipeline before the first FMA) and epilogue (its C tile out, a
-// split's partial sums) cost about as long as this many more steps of its k loop, at every K slice.
-// Invisible where each slice is hundreds deep (the calibration absorbs it), it decides short
+// split's partial sums) cost about as long as its k loop over this many more elements of K (4
+// steps of an 8-deep k tile), at every K slice, in the arithmetic term; the latency floor leaves it
+// out (its 15 ns per element were fitted without it). Invisible where each slice is hundreds deep
+// (the calibration absorbs it), it decides short
 // slices: on the H100's main job (session 17), clusterk's 128×256 tile in 2 slices, calibrated at
 // 1024³, was picked with cuBLAS excluded at 1476×3089×55, 2412×1934×124 and 1022×1085×125 and ran
 // at 0.61-0.70× cuBLAS, where cutlass's 64×128 tile unsliced ran at 0.88-0.95×. Scored on that

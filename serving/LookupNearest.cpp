@@ -36,8 +36,8 @@ constexpr double kUnmeasuredGuardedPenalty = 2.0;
 // many times its predicted time (and more than its rows at the anchor size never wins over cuBLAS:
 // answerNearest): on an H100, cutlass 64×128 rows measured unsliced at 1024³ were picked with 2–8
 // slices at mid-size shapes, predicted 1.25× faster than cuBLAS, and ran at 0.73–0.86× (the model
-// had no term for a slice's pipeline fill, and hid the reduction under the arithmetic; the
-// reduction is now added, the fill is still missing, and this factor was not fitted again after).
+// had no term for a slice's pipeline fill, and hid the reduction under the arithmetic; both are now
+// in it, the fill as FamilyModel's kBlockFixedK, and this factor was not fitted again after).
 // Fewer slices than measured cost less of both: no penalty.
 constexpr double kMoreSlicesPenalty = 1.5;
 // K slices shorter than this many k tiles (the plan's tileK; both splitting families give each

@@ -15,7 +15,9 @@ MachineRates machineRatesOf(const GpuSpec& gpu, PrecisionClass precision) {
   if (auto peak = peakRate(gpu, precision)) m.peakGflops = peak->gflops;
   if (gpu.memClockKhz > 0 && gpu.memBusWidthBits > 0) m.dramGBps = dramGBps(gpu.memClockKhz, gpu.memBusWidthBits);
   m.l2Bytes = double(gpu.l2Bytes);
-  if (gpu.smCount > 0 && gpu.clockKhz > 0) m.l2GBps = l2GBps(gpu.smCount, gpu.clockKhz);
+  // Scored on the FP32 families only (FamilyModel.hpp, kL2BytesPerSmClock).
+  if (precision == PrecisionClass::strict && gpu.smCount > 0 && gpu.clockKhz > 0)
+    m.l2GBps = l2GBps(gpu.smCount, gpu.clockKhz);
   return m;
 }
 
