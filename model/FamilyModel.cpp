@@ -9,6 +9,11 @@
 
 namespace gemmtune {
 
+namespace {
+// Tiles of `tile` along `extent` (the last one partial).
+long long tilesAlong(long long extent, long long tile) { return (extent + tile - 1) / tile; }
+}  // namespace
+
 double compulsoryBytes(const db::ProblemKey& p) {
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   const double cPasses = p.betaClass == "zero" ? 1.0 : 2.0;
@@ -33,8 +38,8 @@ double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const Mac
     return operandBytes > m.l2Bytes / 2 ? operandBytes * double(passes - 1) : 0.0;
   };
   const double batch = double(batches);
-  const double extraB = extraPasses(4.0 * double(p.k) * double(p.n), (p.m + g.tileM - 1) / g.tileM);
-  const double extraA = extraPasses(4.0 * double(p.m) * double(p.k), (p.n + g.tileN - 1) / g.tileN);
+  const double extraB = extraPasses(4.0 * double(p.k) * double(p.n), tilesAlong(p.m, g.tileM));
+  const double extraA = extraPasses(4.0 * double(p.m) * double(p.k), tilesAlong(p.n, g.tileN));
   // Where both are too large, the grid's order keeps one operand's panel in L2 while it streams the
   // other: only one of them is read again, at best the cheaper.
   const double extra = extraA > 0 && extraB > 0 ? std::min(extraA, extraB) : extraA + extraB;
@@ -44,7 +49,7 @@ double streamedBytes(const db::ProblemKey& p, const KernelGeometry& g, const Mac
 double l2TrafficBytes(const db::ProblemKey& p, const KernelGeometry& g) {
   if (g.tileM <= 0 || g.tileN <= 0) return 0;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
-  const double tilesM = double((p.m + g.tileM - 1) / g.tileM), tilesN = double((p.n + g.tileN - 1) / g.tileN);
+  const double tilesM = double(tilesAlong(p.m, g.tileM)), tilesN = double(tilesAlong(p.n, g.tileN));
   return 4.0 * k * (m * tilesN + n * tilesM) * double(std::max(1LL, p.batch));
 }
 

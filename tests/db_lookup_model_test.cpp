@@ -176,8 +176,9 @@ TEST(dbLookupModelRule, SmallTilesPayForReadingTheirPanelsFromL2) {
 
 // A block's prologue and epilogue cost its k loop over kBlockFixedK more elements of K at every
 // slice: with 2 slices of K = 55 (28 elements each) clusterk's 128×256 tile does over twice its k
-// loop's work per block, where at 1024³ (512 elements a slice) it adds 6 %. Without it that tile, calibrated at 1024³,
-// was picked at 1476x3089x55 and ran at 0.61x cuBLAS on an H100, cutlass's 64×128 unsliced 0.88x.
+// loop's work per block, where at 1024³ (512 elements a slice) it adds 6 %. Without it that tile,
+// calibrated at 1024³, was picked at 1476x3089x55 and ran at 0.61x cuBLAS on an H100, cutlass's
+// 64×128 unsliced 0.88x.
 TEST(dbLookupModelRule, AShortKSliceCostsItsBlocksPrologueAndEpilogue) {
   const MachineRates h100 = machineRatesOf(clockedGpu());
   KernelGeometry g;
