@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gemmtune {
 
 LoadedKernel::LoadedKernel(const std::string& cubin, const std::vector<std::string>& loweredNames,
                            const CudaDriver& driver)
-    : driver_(driver), allowedSmem_(std::make_unique<std::atomic<int>[]>(loweredNames.size())) {
+    : driver_(driver),
+      allowedSmem_(std::make_unique<std::atomic<int>[]>(loweredNames.size())),
+      waveBlocks_(std::make_unique<std::atomic<long long>[]>(loweredNames.size())) {
   const CudaDriver& d = driver_;
   if (loweredNames.empty()) throw CudaError(CUDA_ERROR_NOT_FOUND, "no kernel named to load");
   d.check(d.cuModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
@@ -59,6 +63,29 @@ CUresult LoadedKernel::allowDynamicSmem(size_t kernel, int bytes) const {
   return r;
 }
 
+Dim3 LoadedKernel::gridOf(const KernelLaunch& l) const {
+  if (!l.oneWave) return l.grid;
+  const auto kernel = static_cast<size_t>(l.kernel);
+  long long wave = waveBlocks_[kernel].load(std::memory_order_relaxed);
+  if (wave == 0) {
+    const CudaDriver& d = driver_;
+    d.check(allowDynamicSmem(kernel, l.dynamicSmemBytes), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    int perSm = 0, sms = 0;
+    d.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, functions_.at(kernel),
+                                                          static_cast<int>(l.block.volume()),
+                                                          static_cast<size_t>(l.dynamicSmemBytes)),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    CUdevice device = 0;
+    d.check(d.cuCtxGetDevice(&device), "cuCtxGetDevice");
+    d.check(d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute");
+    wave = std::max(1LL, static_cast<long long>(sms) * perSm);
+    waveBlocks_[kernel].store(wave, std::memory_order_relaxed);
+  }
+  Dim3 grid = l.grid;
+  grid.x = static_cast<unsigned>(std::min<long long>(grid.x, wave));
+  return grid;
+}
+
 CUresult LoadedKernel::run(const LaunchPlan& plan, const SgemmArgs& given, CUstream stream, Workspace* workspace) const {
   SgemmArgs args = given;
   if (workspace)
@@ -69,7 +96,13 @@ CUresult LoadedKernel::run(const LaunchPlan& plan, const SgemmArgs& given, CUstr
     const auto kernel = static_cast<size_t>(l.kernel);
     if (CUresult r = allowDynamicSmem(kernel, l.dynamicSmemBytes); r != CUDA_SUCCESS) return r;
     ArgumentPack pack(l, args);
-    if (CUresult r = driver_.cuLaunchKernel(functions_[kernel], l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y,
+    Dim3 grid;
+    try {
+      grid = gridOf(l);
+    } catch (const CudaError& e) {
+      return e.result;
+    }
+    if (CUresult r = driver_.cuLaunchKernel(functions_[kernel], grid.x, grid.y, grid.z, l.block.x, l.block.y,
                                             l.block.z, static_cast<unsigned>(l.dynamicSmemBytes), stream,
                                             pack.pointers(), nullptr);
         r != CUDA_SUCCESS)

@@ -37,6 +37,11 @@ class LoadedKernel {
   // Resident blocks per SM as the driver computes them for the main kernel.
   int driverBlocksPerSm(int threadsPerBlock, int dynamicSmemBytes) const;
 
+  // The grid `launch` runs with: its own, or for a one-wave launch (KernelLaunch::oneWave) at most
+  // as many blocks as the GPU holds at once (SMs × the driver's blocks per SM for its block and
+  // shared memory, counted once per kernel). Throws CudaError.
+  Dim3 gridOf(const KernelLaunch& launch) const;
+
   // Every launch of `plan` in order on `stream`; the first failure's code, else CUDA_SUCCESS.
   // Opts in to dynamic shared memory above the function's default limit when a launch needs it.
   // `workspace` supplies the plan's workspace (LaunchPlan::workspaceBytes) in place of
@@ -53,6 +58,9 @@ class LoadedKernel {
   // The dynamic shared memory each function may use now (raised on demand, never lowered).
   std::unique_ptr<std::atomic<int>[]> allowedSmem_;
   mutable std::mutex raiseMutex_;
+  // Blocks one wave of each function holds (0: not yet asked); a plan's block and shared memory
+  // are fixed per program, so one count per function.
+  std::unique_ptr<std::atomic<long long>[]> waveBlocks_;
 };
 
 }  // namespace gemmtune

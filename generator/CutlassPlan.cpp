@@ -81,6 +81,25 @@ void addCutlassGemmTraits(Family& f, int vectorWidth) {
   };
 }
 
+std::vector<Constraint> cutlassSimtWarpConstraints() {
+  return {{"four_to_eight_warps", "(BM/WM)·(BN/WN) must be 4 to 8 warps, the range of CUTLASS's SIMT kernel list",
+           [](const Config& c) { return cutlassWarps(c) >= 4 && cutlassWarps(c) <= 8; }},
+          {"at_most_four_warp_columns",
+           "BN/WN must be at most 4: CUTLASS's SIMT list has no 1×8 warp arrangement, and on an H100 every one of "
+           "them (32×256 with 32×32 warps, 64×256 with 64×32) computed wrong results at 1024 and 4096",
+           [](const Config& c) { return c["BN"] / c["WN"] <= 4; }}};
+}
+
+KernelLaunch cutlassLaunch(const Config& c, Dim3 grid) {
+  KernelLaunch k;
+  k.grid = grid;
+  k.block = Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1};
+  k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
+  k.args = sgemmKernelArgs();
+  k.args.push_back(KernelArg::Workspace);
+  return k;
+}
+
 // log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row
 // of `tilesN` tiles: the largest group its thresholds allow, so that few blocks idle.
 int swizzleLogTile(int swizzle, long long tilesN) {
@@ -120,14 +139,8 @@ LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidt
   if (layers > kMaxGridYZ)
     return LaunchPlan::refused(fmt::format("{}: {} batches x {} K slices exceed the grid's {} layers in z", p.text(),
                                            p.batch, slices, kMaxGridYZ));
-  KernelLaunch k;
-  k.grid = Dim3{tiles.x, tiles.y, static_cast<unsigned>(layers)};
-  k.block = Dim3{static_cast<unsigned>(c.family->threadsPerBlock(c)), 1, 1};
-  k.dynamicSmemBytes = c.family->dynamicSmemBytes(c);
-  k.args = sgemmKernelArgs();
-  k.args.push_back(KernelArg::Workspace);
   LaunchPlan plan;
-  plan.launches.push_back(std::move(k));
+  plan.launches.push_back(cutlassLaunch(c, Dim3{tiles.x, tiles.y, static_cast<unsigned>(layers)}));
   plan.tileM = c["BM"];
   plan.tileN = c["BN"];
   plan.tileK = c["BK"];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "Family.hpp"
 #include "LaunchPlan.hpp"
@@ -25,6 +26,14 @@ void addCutlassKernelTraits(Family& f, int elementsPerAccess, int elementBytes);
 // The FP32 device::Gemm families (cutlass, clusterk, tf32x3): addCutlassKernelTraits over floats and the
 // plan (cutlassGemmPlan with `vectorWidth` unguarded, 1 guarded).
 void addCutlassGemmTraits(Family& f, int vectorWidth);
+
+// The rules on warps every SIMT CUTLASS family shares: four_to_eight_warps ((BM/WM)·(BN/WN), the
+// range of CUTLASS's SIMT kernel list) and at_most_four_warp_columns (BN/WN, no 1×8 arrangement).
+std::vector<Constraint> cutlassSimtWarpConstraints();
+
+// The launch of `c`'s main kernel on `grid`: its family's threads and dynamic shared memory, the
+// gemmtune argument list and the workspace.
+KernelLaunch cutlassLaunch(const Config& c, Dim3 grid);
 
 // log2 of the column group GemmIdentityThreadblockSwizzle<SWIZZLE>::get_log_tile picks for a row
 // of `tilesN` tiles: the largest group its thresholds allow, so that few blocks idle.

@@ -74,8 +74,8 @@ constexpr double kLatencyMsPerK = 15e-6;
 
 double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRates& m) {
   const long long slices = std::max(1, g.slices);
-  const double blockFlops =
-      2.0 * double(g.tileM) * double(g.tileN) * (double((p.k + slices - 1) / slices) + kBlockFixedK);
+  const double blockK = g.kPerBlock > 0 ? g.kPerBlock : double((p.k + slices - 1) / slices);
+  const double blockFlops = 2.0 * double(g.tileM) * double(g.tileN) * (blockK + kBlockFixedK);
   const bool timed = m.peakGflops > 0 && m.smCount > 0;
   // Per SM, in FLOP/ms (1 GFLOP/s = 1e6 FLOP/ms); without a peak, one unit per block's work.
   const double smRate = timed ? m.peakGflops / m.smCount * 1e6 : blockFlops;
@@ -87,7 +87,7 @@ double rawMs(const db::ProblemKey& p, const KernelGeometry& g, const MachineRate
   if (!timed) return compute;
   if (g.blocks > 0 && g.residency.blocksPerSm > 0) {  // every wave at least its blocks' k loop
     const double waves = std::ceil(double(g.blocks) / (double(m.smCount) * g.residency.blocksPerSm));
-    compute = std::max(compute, waves * double((p.k + slices - 1) / slices) * kLatencyMsPerK);
+    compute = std::max(compute, waves * blockK * kLatencyMsPerK);
   }
   // Whichever level of the memory bounds it: DRAM (each operand once, more where it outgrows L2) or
   // L2 (every tile's panels: small tiles read the same rows many times).

@@ -6,6 +6,7 @@
 //   raw(p) = max(compute, memory) + reduction + launch overhead
 //     compute   = max(launchCost(blocks, residency, SMs) · 2·BM·BN·(⌈K/slices⌉ + kBlockFixedK) / (peak / SMs),
 //                     waves · ⌈K/slices⌉ · 15 ns): the arithmetic, or the k loops' load latency
+//                 (a one-wave launch: its kPerBlock in place of ⌈K/slices⌉)
 //                 (waves = ⌈blocks / (SMs · blocks per SM)⌉; no floor without a known residency)
 //     memory    = max(streamedBytes: 4·(M·K + K·N + M·N·(β≠0 ? 2 : 1))·batch, plus the further passes
 //                 over an operand too large for L2 (below), / DRAM bandwidth,
@@ -73,6 +74,9 @@ struct KernelGeometry {
   int slices = 1;                  // K slices (SPLITK)
   long long tileK = 0;             // the k depth of one step of a block's loop; 0: unknown
   double partialBytes = 0;         // extra DRAM traffic of the K slices' reduction
+  // Elements of K one block's loop runs, where not ⌈K/slices⌉: a one-wave launch (streamk) shares
+  // all tiles' k steps evenly, plus kBlockFixedK for each tile segment past its first. 0: ⌈K/slices⌉.
+  double kPerBlock = 0;
 };
 
 // DRAM bytes every kernel must move at `p`: A and B once, C written (and read when β ≠ 0).

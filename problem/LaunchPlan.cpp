@@ -1,5 +1,6 @@
 #include "LaunchPlan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,11 @@ const KernelLaunch& LaunchPlan::mainLaunch() const {
     if (l.kernel == 0) return l;
   throw std::logic_error("a launch plan without its main kernel (kernel 0): " +
                          (refusal.empty() ? std::string("no launches") : refusal));
+}
+
+long long oneWaveBlocks(long long planned, int smCount, int blocksPerSm) {
+  if (smCount <= 0 || blocksPerSm <= 0) return planned;
+  return std::min(planned, static_cast<long long>(smCount) * blocksPerSm);
 }
 
 const std::vector<KernelArg>& sgemmKernelArgs() {

@@ -31,7 +31,15 @@ struct KernelLaunch {
   Dim3 grid, block;
   int dynamicSmemBytes = 0;
   std::vector<KernelArg> args;
+  // One wave (streamk): grid.x is the most blocks the kernel can use; the device layer launches
+  // min(grid.x, SMs × the blocks an SM holds) of them (oneWaveBlocks), all resident at once, and
+  // the kernel divides all tiles' k steps evenly over gridDim.x blocks (grid y and z are 1).
+  bool oneWave = false;
 };
+
+// The blocks a one-wave launch of at most `planned` blocks runs on `smCount` SMs holding
+// `blocksPerSm` each (the planned count where either is unknown, 0).
+long long oneWaveBlocks(long long planned, int smCount, int blocksPerSm);
 
 // Plans that need the workspace zeroed (split-K locks and counters) use at most its first
 // kZeroedWorkspaceBytes, and leave them zeroed; beyond them lies scratch (templates/fp16x3_passes.cuh).

@@ -146,6 +146,11 @@ class Lookup {
   // The valid rows of `size`, fastest first (only the first with `firstOnly`).
   std::vector<Candidate> validAt(Reads& reads, const ProblemKey& size, bool firstOnly);
   NearestPick pickNearest(Reads& reads);
+  // The programs that compete at a nearest lookup: at each of `sizes`, the kRowsPerSize fastest
+  // rows' programs (of `rowsBySize`, fastest first) and every family's fastest program there.
+  static std::set<std::string> competingPrograms(const std::vector<ProblemKey>& sizes,
+                                                 const std::vector<std::vector<Candidate>>& rowsBySize,
+                                                 const GpuSpec& gpu);
   // The nearest_size answer for `pick`: it, or cuBLAS where cuBLAS is predicted faster (see above).
   LookupResult answerNearest(const Reads& reads, const NearestPick& pick, const std::string& family) const;
   // The answer `c`, measured at `measured`, gives.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "CompileResult.hpp"
@@ -19,7 +20,10 @@ namespace gemmtune::serving {
 namespace {
 
 // Bounds on a cold nearest lookup's work: at most this many measured sizes, nearest first, each
-// offering at most this many of its fastest valid rows (a few hundred candidates in all).
+// offering at most this many of its fastest valid rows, and every family's fastest (a few hundred
+// candidates in all). A family that is never fastest where it was measured can be fastest
+// elsewhere: on an H200, streamk ran 0.96x cuBLAS at 1024³, behind eight rows of
+// cutlass and clusterk, and 0.95-1.02x at mid-size shapes where their picks ran 0.69-0.71x.
 constexpr std::size_t kNearestSizes = 32;
 constexpr std::size_t kRowsPerSize = 8;
 // Only programs anchored (their measured row nearest the asked size) within this much of the
@@ -69,7 +73,39 @@ std::vector<Config> runnableVariants(const Config& measured, const db::StoredRes
   return variants;
 }
 
+// `sizes` nearest `asked` first (ties: the larger, then by M, N, K), at most kNearestSizes.
+void nearestFirst(std::vector<ProblemKey>& sizes, const ProblemKey& asked) {
+  std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
+    double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
+    if (da != db) return da < db;
+    double va = static_cast<double>(a.m) * a.n * a.k, vb = static_cast<double>(b.m) * b.n * b.k;
+    if (va != vb) return va > vb;
+    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+  });
+  if (sizes.size() > kNearestSizes) sizes.resize(kNearestSizes);
+}
+
 }  // namespace
+
+std::set<std::string> Lookup::competingPrograms(const std::vector<ProblemKey>& sizes,
+                                                const std::vector<std::vector<Candidate>>& rowsBySize,
+                                                const GpuSpec& gpu) {
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::size_t taken = 0;
+    std::set<std::string> familiesHere;
+    for (const Candidate& c : rowsBySize[i]) {
+      if (c.row->family == kCublasFamily) continue;
+      if (taken >= kRowsPerSize && familiesHere.count(c.row->family)) continue;
+      const auto g = geometryOf(c.config, *c.row, gpu, sizes[i]);
+      if (!g || !(rawMsOf(c.config, *g, gpu, sizes[i]) > 0) || !(c.row->medianMs.value_or(0) > 0)) continue;
+      ++taken;
+      familiesHere.insert(c.row->family);
+      out.insert(c.config.programKey());
+    }
+  }
+  return out;
+}
 
 // The most K slices a program was measured with anywhere lifts kMoreSlicesPenalty; at its anchor
 // (where its calibration comes from) it decides whether the pick may face cuBLAS. On an H100,
@@ -80,14 +116,7 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   const ProblemKey& asked = reads.asked;
   auto sizes = store_.measuredSizes(reads.filter);  // it names no size: every measured one
   std::erase(sizes, reads.rowsOf);                  // already read as the exact candidate
-  std::sort(sizes.begin(), sizes.end(), [&](const ProblemKey& a, const ProblemKey& b) {
-    double da = sizeDistance(asked, a), db = sizeDistance(asked, b);
-    if (da != db) return da < db;
-    double va = static_cast<double>(a.m) * a.n * a.k, vb = static_cast<double>(b.m) * b.n * b.k;
-    if (va != vb) return va > vb;
-    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
-  });
-  if (sizes.size() > kNearestSizes) sizes.resize(kNearestSizes);
+  nearestFirst(sizes, asked);
 
   struct Offered {
     Candidate candidate;  // the row, in the form that runs the asked size
@@ -100,17 +129,25 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   // The most K slices a row of a program was measured with, anywhere and per size (see above).
   std::map<std::string, int> mostSlices;
   std::map<std::pair<std::string, ProblemKey>, int> mostSlicesAt;
-  for (const ProblemKey& size : sizes) {
+  std::vector<std::vector<Candidate>> rowsBySize;
+  for (const ProblemKey& size : sizes) rowsBySize.push_back(validAt(reads, size, false));
+  const std::set<std::string> competing = competingPrograms(sizes, rowsBySize, reads.gpu);
+  // Every row of a competing program is evidence of it, and may anchor it: calibrated from the
+  // sizes where it was among the fastest alone, cutlass's 64x128 tile was predicted 1.4x faster
+  // than it ran at mid-size shapes (measured on an H200), though rows at 2048³ said so.
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const ProblemKey& size = sizes[i];
     std::size_t taken = 0;
-    for (const Candidate& c : validAt(reads, size, false)) {
-      if (c.row->family == kCublasFamily || taken == kRowsPerSize) continue;  // cuBLAS is weighed apart
+    for (const Candidate& c : rowsBySize[i]) {
+      if (c.row->family == kCublasFamily) continue;  // cuBLAS is weighed apart
+      const std::string program = c.config.programKey();
+      if (!competing.count(program)) continue;
       const auto g = geometryOf(c.config, *c.row, reads.gpu, size);
       const double raw = g ? rawMsOf(c.config, *g, reads.gpu, size) : 0;
       const double ms = c.row->medianMs.value_or(0);
       if (!(raw > 0) || !(ms > 0)) continue;
       ++taken;
       offered.push_back({c, size, {size, ms, raw}});
-      const std::string program = c.config.programKey();
       byProgram[program].push_back(offered.back().observation);
       mostSlices[program] = std::max(mostSlices[program], g->slices);
       int& mostThere = mostSlicesAt[{program, size}];

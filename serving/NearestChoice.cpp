@@ -21,6 +21,24 @@ MachineRates machineRatesOf(const GpuSpec& gpu, PrecisionClass precision) {
   return m;
 }
 
+namespace {
+
+// A one-wave launch (streamk): the wave's blocks share all tiles' k steps evenly, each block's
+// segments past its first cost kBlockFixedK more, and each block stores at most one partial tile
+// (about every block does), which the tile's first block reads back.
+void oneWaveGeometry(KernelGeometry& g, const db::ProblemKey& at, int smCount) {
+  g.blocks = oneWaveBlocks(g.blocks, smCount, g.residency.blocksPerSm);
+  if (g.blocks <= 0 || g.tileM <= 0 || g.tileN <= 0 || g.tileK <= 0) return;
+  const double tiles = double((at.m + g.tileM - 1) / g.tileM) * double((at.n + g.tileN - 1) / g.tileN) *
+                       double(std::max(1LL, at.batch));
+  const double steps = tiles * double((at.k + g.tileK - 1) / g.tileK);
+  const double blocks = double(g.blocks);
+  g.kPerBlock = steps / blocks * double(g.tileK) + kBlockFixedK * tiles / blocks;
+  g.partialBytes = 2.0 * 4.0 * double(g.tileM) * double(g.tileN) * blocks;
+}
+
+}  // namespace
+
 std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredResult& row, const GpuSpec& gpu,
                                          const db::ProblemKey& problem) {
   db::ProblemKey at = problem;
@@ -38,7 +56,8 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
                                                std::max(f.staticSmemBytes(form), row.staticSmemBytes.value_or(0)),
                                                f.dynamicSmemBytes(form)});
   KernelGeometry g;
-  g.blocks = static_cast<long long>(plan.mainLaunch().grid.volume());
+  const KernelLaunch& main = plan.mainLaunch();
+  g.blocks = static_cast<long long>(main.grid.volume());
   g.residency = Residency{occ.blocksPerSm, occ.warpsPerBlock};
   g.slices = plan.kSlices;
   g.tileK = plan.tileK;
@@ -50,6 +69,7 @@ std::optional<KernelGeometry> geometryOf(const Config& config, const db::StoredR
     g.tileM = std::max(1LL, (at.m + tiles - 1) / tiles);
     g.tileN = at.n;
   }
+  if (main.oneWave) oneWaveGeometry(g, at, gpu.smCount);
   if (g.slices > 1 && !plan.slicesSummedOnChip) {
     // A workspace that holds every slice's partial tiles (thin) is written and read once; one
     // that holds only locks (cutlass's serial split-K) means each later slice reads and writes C.

@@ -1,6 +1,6 @@
 // Every built-in family in every layout and batch form, verified by the GPU worker (label gpu;
 // skipped without a driver): each family's classic configuration (and CUTLASS's 128×256 tile, and
-// on sm_90 and later a clusterk configuration, a family without a classic) in
+// a streamk configuration, and on sm_90 and later a clusterk one: families without a classic) in
 // nn, nt, tn and tt, at an odd shape in the guarded form and at a shape of whole tiles in the
 // unguarded form, each as one matrix and as a batch of 3 (whose checks run strided packed, strided
 // padded and through pointer arrays). Every run must be ok with no layout skipped (an unguarded
@@ -43,6 +43,8 @@ std::vector<Config> classicConfigs(const std::string& arch) {
     if (auto c = FamilyRegistry::classic(f)) out.push_back(*c);
   // CUTLASS's widest tile (8 warps of 64×64): its loaders split rows differently from the classic's.
   out.push_back(FamilyRegistry::builtin().parseName("cutlass_bm128_bn256_bk8_wm64_wn64_st3_sw4_sk1"));
+  // streamk: one wave over every batch's tiles, a tile's k steps split between blocks.
+  out.push_back(FamilyRegistry::builtin().parseName("streamk_bm128_bn128_bk8_wm32_wn64_st3_sw4"));
   // clusterk (clusters: sm_90 on): its two slices of one tile in one cluster, per batch.
   if (std::stoi(arch.substr(3)) >= 90)
     out.push_back(FamilyRegistry::builtin().parseName("clusterk_bm128_bn128_bk8_wm64_wn64_st3_sw4_sk2"));

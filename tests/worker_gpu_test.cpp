@@ -79,7 +79,11 @@ TEST_F(WorkerGpu, TemplatesPassBothVerificationSetsAtOddSizes) {
                              // by the last block of each tile); 2 and 4 stages; a GEMV-like 8×128
                              // and a 128×8 tile.
                              "thin_bm64_bn16_bk32_tm4_tn4_st4_sk1_guarded", "thin_bm64_bn16_bk32_tm4_tn4_st2_sk3_guarded",
-                             "thin_bm8_bn128_bk32_tm1_tn4_st4_sk8_guarded", "thin_bm128_bn8_bk32_tm8_tn1_st4_sk16_guarded"}) {
+                             "thin_bm8_bn128_bk32_tm1_tn4_st4_sk8_guarded", "thin_bm128_bn8_bk32_tm8_tn1_st4_sk16_guarded",
+                             // streamk: 4 and 8 warps, swizzle 1 and 4; at 1000 a tile's k steps
+                             // are split between blocks, at 257x129x65 each block holds one step
+                             // (a tile summed from 9 blocks), at K = 1 and 7 one block holds all.
+                             "streamk_bm128_bn128_bk8_wm64_wn64_st3_sw4", "streamk_bm64_bn256_bk8_wm32_wn64_st3_sw1"}) {
       auto r = client_->run(builtin(name, p, false), 60);
       EXPECT_EQ(r.status, "ok") << name << " at " << p.M << "x" << p.N << "x" << p.K << ": " << r.detail;
       EXPECT_LE(r.maxError, 1.0) << name;

@@ -33,7 +33,8 @@ struct Candidate {
   int staticSmemBytes = 0;   // from the spec; after compiling, from ptxas
   int dynamicSmemBytes = 0;
   bool smemOptIn = false;    // the launcher must raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-  std::optional<Dim3> grid;  // for the problem size, when one was given
+  std::optional<Dim3> grid;  // for the problem size, when one was given (a one-wave plan's: one wave, once compiled)
+  bool oneWave = false;      // the plan's main launch is one wave (KernelLaunch::oneWave)
 
   std::shared_ptr<const CompileResult> compiled;  // set once compiled (cubin, lowered name, resources)
   std::optional<Occupancy> occupancy;             // set once compiled

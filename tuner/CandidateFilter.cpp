@@ -53,6 +53,7 @@ Candidate checkBeforeCompile(const Config& config, const GpuSpec& gpu, const std
     return c;
   }
   c.grid = plan.mainLaunch().grid;
+  c.oneWave = plan.mainLaunch().oneWave;
   for (const KernelLaunch& l : plan.launches)
     if (auto v = gridLimitViolation(gpu, l.grid)) {
       reject(c, CandidateStage::BeforeCompile, v->limit, v->reason);
@@ -78,6 +79,8 @@ void checkAfterCompile(Candidate& c, const GpuSpec& gpu, std::shared_ptr<const C
   c.smemOptIn = c.smemBytes() > gpu.smemPerBlock;
   const KernelFootprint footprint{c.threadsPerBlock, r.resources.registers, c.staticSmemBytes, c.dynamicSmemBytes};
   c.occupancy = computeOccupancy(gpu, footprint);
+  if (c.oneWave && c.grid && c.occupancy)  // the blocks it will run: one wave at this occupancy
+    c.grid->x = static_cast<unsigned>(oneWaveBlocks(c.grid->x, gpu.smCount, c.occupancy->blocksPerSm));
   if (r.resources.spillStoreBytes > 0 || r.resources.spillLoadBytes > 0)
     c.note = fmt::format("spills {} B stored, {} B loaded", r.resources.spillStoreBytes, r.resources.spillLoadBytes);
 

@@ -82,6 +82,7 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   // One launch through LoadedKernel::run first: it raises the function's dynamic shared-memory
   // limit where the plan needs more than 48 KB (tensor-core tiles do), which the raw loop relies on.
   cu.check(raw.run(plan, rawArgs, stream, &workspace), "the raw kernel's first launch");
+  const Dim3 grid = raw.gridOf(l);  // a one-wave plan's grid as run() launches it
 
   // Batches short enough that the launch queue never fills (a full queue would make both sides
   // wait for the GPU), interleaved so that clock and cache effects hit both alike.
@@ -90,7 +91,7 @@ DispatchFigures measureDispatch(LibraryColumn& library, int device, CUstream str
   for (int b = 0; b < kBatches; ++b) {
     auto r0 = Clock::now();
     for (int i = 0; i < kPerBatch; ++i)
-      cu.check(cu.cuLaunchKernel(raw.function(), l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+      cu.check(cu.cuLaunchKernel(raw.function(), grid.x, grid.y, grid.z, l.block.x, l.block.y, l.block.z,
                                  static_cast<unsigned>(l.dynamicSmemBytes), stream, pack.pointers(), nullptr),
                "cuLaunchKernel");
     rawUs.push_back(microsSince(r0) / kPerBatch);

@@ -38,11 +38,8 @@ Family clusterKFamily() {
       {"SWIZZLE", "sw", {4}, "most tile columns a rasterization group spans (L2 reuse)"},
       {"SPLITK", "sk", {2}, "K slices: the blocks of one cluster, their partial tiles summed in shared memory"},
   };
-  f.constraints = {
-      {"four_to_eight_warps", "(BM/WM)·(BN/WN) must be 4 to 8 warps, the range of CUTLASS's SIMT kernel list",
-       [](const Config& c) { return cutlassWarps(c) >= 4 && cutlassWarps(c) <= 8; }},
-      {"at_most_four_warp_columns", "BN/WN must be at most 4, as for `cutlass` (CUTLASS's SIMT list)",
-       [](const Config& c) { return c["BN"] / c["WN"] <= 4; }},
+  f.constraints = cutlassSimtWarpConstraints();
+  f.constraints.insert(f.constraints.end(), {
       {"tile_area", "BM·BN at most 256·128: larger tiles need more accumulators than a block has registers",
        [](const Config& c) { return c["BM"] * c["BN"] <= 256 * 128; }},
       {"large_tiles",
@@ -51,7 +48,7 @@ Family clusterKFamily() {
        [](const Config& c) { return c["BM"] * c["BN"] >= 128 * 128; }},
       {"cluster_slices", "SPLITK must be 2 to 8 (a portable cluster) and divide BM: each slice sums a band of rows",
        [](const Config& c) { return c["SPLITK"] >= 2 && c["SPLITK"] <= 8 && c["BM"] % c["SPLITK"] == 0; }},
-  };
+  });
   f.targetConstraints = {
       {"clusters", "thread block clusters and distributed shared memory need sm_90 or newer",
        [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 9; }},

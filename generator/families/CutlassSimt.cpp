@@ -32,16 +32,11 @@ Family cutlassFamily() {
        /*launchOnly=*/true},
   };
   f.classic = std::vector<int>{128, 128, 8, 64, 32, 3, 1, 1};  // cuBLAS's FP32 design on sm_80+: 128×128×8, 3 stages
-  f.constraints = {
-      {"four_to_eight_warps", "(BM/WM)·(BN/WN) must be 4 to 8 warps, the range of CUTLASS's SIMT kernel list",
-       [](const Config& c) { return cutlassWarps(c) >= 4 && cutlassWarps(c) <= 8; }},
-      {"at_most_four_warp_columns",
-       "BN/WN must be at most 4: CUTLASS's SIMT list has no 1×8 warp arrangement, and on an H100 every one of them "
-       "(32×256 with 32×32 warps, 64×256 with 64×32) computed wrong results at 1024 and 4096",
-       [](const Config& c) { return c["BN"] / c["WN"] <= 4; }},
+  f.constraints = cutlassSimtWarpConstraints();
+  f.constraints.insert(f.constraints.end(), {
       {"tile_area", "BM·BN at most 256·128: larger tiles need more accumulators than a block has registers",
        [](const Config& c) { return c["BM"] * c["BN"] <= 256 * 128; }},
-  };
+  });
   f.targetConstraints = {
       {"cp_async", "cp.async pipelines need sm_80 or newer",
        [](const Config&, const GpuSpec& gpu) { return gpu.ccMajor >= 8; }},

@@ -62,13 +62,15 @@ void from_json(const json& j, TimingPolicy& p) {
 void to_json(json& j, const KernelLaunch& l) {
   std::vector<int> args;
   for (KernelArg a : l.args) args.push_back(static_cast<int>(a));
-  j = {{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"dynamic_smem_bytes", l.dynamicSmemBytes}, {"args", args}};
+  j = {{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"dynamic_smem_bytes", l.dynamicSmemBytes}, {"args", args},
+       {"one_wave", l.oneWave}};
 }
 void from_json(const json& j, KernelLaunch& l) {
   l.kernel = j.at("kernel").get<int>();
   l.grid = j.at("grid").get<Dim3>();
   l.block = j.at("block").get<Dim3>();
   l.dynamicSmemBytes = j.at("dynamic_smem_bytes").get<int>();
+  l.oneWave = j.at("one_wave").get<bool>();
   l.args.clear();
   for (int a : j.at("args").get<std::vector<int>>()) {
     if (a < 0 || a > static_cast<int>(KernelArg::Workspace)) throw std::runtime_error("malformed request: unknown kernel argument");
