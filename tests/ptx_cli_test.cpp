@@ -95,7 +95,7 @@ TEST(PtxCli, BadInputIsOneLineAndExitTwo) {
     std::vector<std::string> args;
     std::string expect;
   } cases[] = {
-      {{"ptx", "--family", "nosuch", "--params", "X=1"}, "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass, clusterk, streamk, tf32x3, fp16x3, wgmmafp16x3)"},
+      {{"ptx", "--family", "nosuch", "--params", "X=1"}, "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass, streamk, clusterk, tf32x3, fp16x3, wgmmafp16x3)"},
       {{"ptx", "--family", "blocktile1d", "--params", "BM=64,BN=64,BK=8"}, "missing parameter TM"},
       {{"ptx", "--family", "blocktile1d", "--params", "BM=64,BN=64,BK=8,TM=zero"}, "must be a positive integer"},
       {{"ptx", "--family", "blocktile1d", "--params", "BM=64,BN=64,BK=8,TM=3"}, "violates constraint tm_divides_bm"},

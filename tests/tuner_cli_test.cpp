@@ -107,7 +107,7 @@ TEST(SpaceCli, AcceptedOnlyHidesRejectedRows) {
 
 TEST(SpaceCli, BadInputIsOneLineAndExitTwo) {
   expectUsageError(space({"--gpu", "h900", "--family", "smem"}), "unknown GPU 'h900' (choose from: auto, all");
-  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass, clusterk, streamk, tf32x3, fp16x3, wgmmafp16x3)");
+  expectUsageError(space({"--gpu", "h100", "--family", "nosuch"}), "unknown family 'nosuch' (choose from: smem, blocktile1d, blocktile2d, warptile, warppipe, thin, cutlass, streamk, clusterk, tf32x3, fp16x3, wgmmafp16x3)");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "40x96"}), "bad size '40x96'");
   expectUsageError(space({"--gpu", "h100", "--family", "smem", "--size", "0"}), "bad size '0'");
   expectUsageError(space({"--gpu", "h100"}), "give --family");
