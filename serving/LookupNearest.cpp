@@ -96,7 +96,7 @@ std::set<std::string> Lookup::competingPrograms(const std::vector<ProblemKey>& s
     std::set<std::string> familiesHere;
     for (const Candidate& c : rowsBySize[i]) {
       if (c.row->family == kCublasFamily) continue;
-      if (taken >= kRowsPerSize && (getenv("V0") || familiesHere.count(c.row->family))) continue;
+      if (taken >= kRowsPerSize && familiesHere.count(c.row->family)) continue;
       const auto g = geometryOf(c.config, *c.row, gpu, sizes[i]);
       if (!g || !(rawMsOf(c.config, *g, gpu, sizes[i]) > 0) || !(c.row->medianMs.value_or(0) > 0)) continue;
       ++taken;
@@ -132,24 +132,20 @@ Lookup::NearestPick Lookup::pickNearest(Reads& reads) {
   std::vector<std::vector<Candidate>> rowsBySize;
   for (const ProblemKey& size : sizes) rowsBySize.push_back(validAt(reads, size, false));
   const std::set<std::string> competing = competingPrograms(sizes, rowsBySize, reads.gpu);
-  // Every row of a competing program is evidence of it, and may anchor it: calibrated from the
-  // sizes where it was among the fastest alone, cutlass's 64x128 tile was predicted 1.4x faster
-  // than it ran at mid-size shapes (measured on an H200), though rows at 2048³ said so.
+  // Every row of a competing program is evidence of it, and may anchor it: calibrated only from
+  // the sizes where it was among the fastest, a program looks faster than its other rows say.
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const ProblemKey& size = sizes[i];
     std::size_t taken = 0;
-    std::set<std::string> famHere;
     for (const Candidate& c : rowsBySize[i]) {
       if (c.row->family == kCublasFamily) continue;  // cuBLAS is weighed apart
       const std::string program = c.config.programKey();
       if (!competing.count(program)) continue;
-      if ((getenv("V1") || getenv("V0")) && taken >= kRowsPerSize && (getenv("V0") || famHere.count(c.row->family))) continue;
       const auto g = geometryOf(c.config, *c.row, reads.gpu, size);
       const double raw = g ? rawMsOf(c.config, *g, reads.gpu, size) : 0;
       const double ms = c.row->medianMs.value_or(0);
       if (!(raw > 0) || !(ms > 0)) continue;
       ++taken;
-      famHere.insert(c.row->family);
       offered.push_back({c, size, {size, ms, raw}});
       byProgram[program].push_back(offered.back().observation);
       mostSlices[program] = std::max(mostSlices[program], g->slices);
