@@ -15,6 +15,10 @@ namespace gemmtune {
 namespace {
 
 constexpr int kRounds = 5;
+// A family's finalists: its best `finalists`, and beyond them whoever came within this of its best.
+constexpr double kFinalistWindow = 0.04;
+// Families re-timed at a size: those whose best came within this of the size's best (contenders).
+constexpr double kContenderWindow = 0.10;
 
 }  // namespace
 
@@ -26,7 +30,6 @@ std::vector<Timed*> FinalistRetimer::finalistsOf(const std::string& family, std:
   // The best `finalists`, and beyond them whoever came within kFinalistWindow of the best: one
   // short timing each cannot order those (on the H100 two 1024 configurations 3.4 % apart head to
   // head swapped places between two runs that timed the same 445), up to twice as many.
-  constexpr double kFinalistWindow = 0.04;
   const size_t least = static_cast<size_t>(std::max(0, context_.options.finalists));
   size_t n = std::min(mine.size(), least);
   while (n < mine.size() && n < 2 * least && mine[n]->medianMs <= mine.front()->medianMs * (1 + kFinalistWindow)) ++n;
@@ -56,10 +59,14 @@ std::vector<Timed*> FinalistRetimer::contenders(SizeRun& size) const {
   // Only families that can still win: re-timing reorders near-equals by a few per cent, never a
   // family whose best ran kContenderWindow behind the size's best (their first timings stand).
   // With streamk, re-timing every family's finalists took 41 s of a 206 s main job on an H100.
-  constexpr double kContenderWindow = 0.10;
+  // The two fastest families always contend: rounds need two finalists, and cuBLAS is re-timed
+  // in them (the interleaved figure the lookup's margin rests on).
+  std::stable_sort(perFamily.begin(), perFamily.end(),
+                   [](const auto& a, const auto& b) { return a.front()->medianMs < b.front()->medianMs; });
   std::vector<Timed*> finalists;
-  for (const std::vector<Timed*>& mine : perFamily)
-    if (mine.front()->medianMs <= fastest * (1 + kContenderWindow)) finalists.insert(finalists.end(), mine.begin(), mine.end());
+  for (std::size_t f = 0; f < perFamily.size(); ++f)
+    if (f < 2 || perFamily[f].front()->medianMs <= fastest * (1 + kContenderWindow))
+      finalists.insert(finalists.end(), perFamily[f].begin(), perFamily[f].end());
   return finalists;
 }
 
@@ -86,7 +93,9 @@ bool FinalistRetimer::retimedByAnEarlierRun(SizeRun& size) const {
   // run (a warm tune of 1024..8192 took 43 s instead of about 9, measured on an H100). A family
   // no run re-timed here (its run was stopped first), or one candidate timed anew, and they are
   // all re-timed together, so that they are compared in the same rounds.
-  // Only the families that contend (contenders: within kContenderWindow of the best) are asked.
+  // Only contenders are asked, and of those only the families within kFinalistWindow of the best:
+  // on stored (re-timed) figures a family just outside kContenderWindow that the earlier run did
+  // not re-time may have moved inside it, and would have every contender re-timed again.
   const std::vector<Timed>& timed = size.timed;
   auto retimedBefore = [&](const Timed* finalist) {
     return std::any_of(timed.begin(), timed.end(), [&](const Timed& t) {
@@ -94,7 +103,11 @@ bool FinalistRetimer::retimedByAnEarlierRun(SizeRun& size) const {
     });
   };
   const std::vector<Timed*> finalists = contenders(size);
-  return size.out.timed == 0 && std::all_of(finalists.begin(), finalists.end(), retimedBefore);
+  double fastest = 0;
+  for (const Timed* f : finalists) fastest = fastest == 0 ? f->medianMs : std::min(fastest, f->medianMs);
+  return size.out.timed == 0 && std::all_of(finalists.begin(), finalists.end(), [&](const Timed* f) {
+           return f->medianMs > fastest * (1 + kFinalistWindow) || retimedBefore(f);
+         });
 }
 
 FinalistRetimer::Rounds FinalistRetimer::runRounds(const std::vector<Timed*>& finalists, const SizeOutcome& out) {

@@ -70,7 +70,7 @@ void from_json(const json& j, KernelLaunch& l) {
   l.grid = j.at("grid").get<Dim3>();
   l.block = j.at("block").get<Dim3>();
   l.dynamicSmemBytes = j.at("dynamic_smem_bytes").get<int>();
-  l.oneWave = j.at("one_wave").get<bool>();
+  l.oneWave = j.value("one_wave", false);  // absent from a peer that predates one-wave launches
   l.args.clear();
   for (int a : j.at("args").get<std::vector<int>>()) {
     if (a < 0 || a > static_cast<int>(KernelArg::Workspace)) throw std::runtime_error("malformed request: unknown kernel argument");
