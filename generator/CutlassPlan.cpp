@@ -123,13 +123,18 @@ CutlassGrid cutlassGrid(const Config& c, const GemmProblem& p, long long columns
   return g;
 }
 
-LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool slicesSummedOnChip) {
-  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
+std::string cutlassProblemRefusal(const GemmProblem& p) {
+  if (std::string why = malformedProblem(p); !why.empty()) return why;
   constexpr long long kIntMax = std::numeric_limits<int>::max();
-  if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax)
-    return LaunchPlan::refused(fmt::format("{}: sizes and leading dimensions are passed as int", p.text()));
-  if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
-    return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
+  if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax ||
+      p.batch > kIntMax)
+    return fmt::format("{}: sizes, leading dimensions and the batch count are passed as int", p.text());
+  if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4) return fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text());
+  return {};
+}
+
+LaunchPlan cutlassGemmPlan(const Config& c, const GemmProblem& p, int vectorWidth, bool slicesSummedOnChip) {
+  if (std::string why = cutlassProblemRefusal(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   if (std::string why = vectorRefusal(p, vectorWidth); !why.empty()) return LaunchPlan::refused(std::move(why));
   const CutlassGrid tiles = cutlassGrid(c, p, p.n);
   if (!tiles.refusal.empty()) return LaunchPlan::refused(tiles.refusal);

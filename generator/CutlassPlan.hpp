@@ -31,6 +31,10 @@ void addCutlassGemmTraits(Family& f, int vectorWidth);
 // range of CUTLASS's SIMT kernel list) and at_most_four_warp_columns (BN/WN, no 1×8 arrangement).
 std::vector<Constraint> cutlassSimtWarpConstraints();
 
+// Why no FP32 CUTLASS plan runs `p` (a malformed problem; sizes, leading dimensions or the batch
+// count beyond int, as the templates take them; A, B or C not 4-byte aligned), or empty.
+std::string cutlassProblemRefusal(const GemmProblem& p);
+
 // The launch of `c`'s main kernel on `grid`: its family's threads and dynamic shared memory, the
 // gemmtune argument list and the workspace.
 KernelLaunch cutlassLaunch(const Config& c, Dim3 grid);

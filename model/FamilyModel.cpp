@@ -9,10 +9,7 @@
 
 namespace gemmtune {
 
-namespace {
-// Tiles of `tile` along `extent` (the last one partial).
 long long tilesAlong(long long extent, long long tile) { return (extent + tile - 1) / tile; }
-}  // namespace
 
 double compulsoryBytes(const db::ProblemKey& p) {
   const double m = double(p.m), n = double(p.n), k = double(p.k);

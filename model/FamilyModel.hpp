@@ -79,6 +79,8 @@ struct KernelGeometry {
   double kPerBlock = 0;
 };
 
+// Tiles of `tile` along `extent` (the last one partial).
+long long tilesAlong(long long extent, long long tile);
 // DRAM bytes every kernel must move at `p`: A and B once, C written (and read when β ≠ 0).
 double compulsoryBytes(const db::ProblemKey& p);
 // DRAM bytes a launch of geometry `g` moves at `p`: the compulsory bytes, plus the further passes

@@ -29,9 +29,9 @@ namespace {
 void oneWaveGeometry(KernelGeometry& g, const db::ProblemKey& at, int smCount) {
   g.blocks = oneWaveBlocks(g.blocks, smCount, g.residency.blocksPerSm);
   if (g.blocks <= 0 || g.tileM <= 0 || g.tileN <= 0 || g.tileK <= 0) return;
-  const double tiles = double((at.m + g.tileM - 1) / g.tileM) * double((at.n + g.tileN - 1) / g.tileN) *
-                       double(std::max(1LL, at.batch));
-  const double steps = tiles * double((at.k + g.tileK - 1) / g.tileK);
+  const double tiles =
+      double(tilesAlong(at.m, g.tileM)) * double(tilesAlong(at.n, g.tileN)) * double(std::max(1LL, at.batch));
+  const double steps = tiles * double(tilesAlong(at.k, g.tileK));
   const double blocks = double(g.blocks);
   g.kPerBlock = steps / blocks * double(g.tileK) + kBlockFixedK * tiles / blocks;
   g.partialBytes = 2.0 * 4.0 * double(g.tileM) * double(g.tileN) * blocks;

@@ -110,3 +110,23 @@ TEST(StreamKPlan, DefaultSpaceIsTheLargeTiles) {
     EXPECT_EQ(config(name)["WN"], 64) << name;
   }
 }
+
+// The model's arithmetic term reads a one-wave block's share of K (kPerBlock) where it is set: a
+// block sharing 100 elements of K costs what a block over K = 100 does, whatever K the problem has.
+TEST(StreamKPlan, TheModelChargesABlockItsShareOfK) {
+  MachineRates rates;
+  rates.smCount = 132;
+  rates.peakGflops = 60000;
+  KernelGeometry g;
+  g.blocks = 264;
+  g.residency = Residency{2, 8};
+  g.tileM = g.tileN = 128;
+  g.tileK = 8;
+  const double shared = [&] {
+    KernelGeometry s = g;
+    s.kPerBlock = 100;
+    return rawMs(db::ProblemKey{1619, 1367, 1092}, s, rates);
+  }();
+  EXPECT_DOUBLE_EQ(shared, rawMs(db::ProblemKey{1619, 1367, 100}, g, rates));
+  EXPECT_LT(shared, rawMs(db::ProblemKey{1619, 1367, 1092}, g, rates) / 5);
+}

@@ -41,6 +41,7 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   r.loweredNames = {"_Z18sgemm_blocktile_1dILi64ELi64ELi8ELi8ELb0EEviiifPKfiS1_ifPfi", "_Z6reducev"};
   KernelLaunch main{0, {16, 32, 1}, {512, 1, 1}, 70000, sgemmKernelArgs()};
   KernelLaunch second{1, {4, 1, 1}, {128, 1, 1}, 0, {KernelArg::Workspace, KernelArg::C, KernelArg::Beta}};
+  main.oneWave = true;
   r.plan.launches = {main, second};
   r.plan.workspaceBytes = 1 << 20;
   GemmProblem padded = GemmProblem::packed(1000, 1000, 1000);
@@ -60,6 +61,8 @@ TEST(WorkerWire, CandidateRequestSurvivesWithBinaryCubin) {
   EXPECT_EQ(got.plan.launches[0].block.x, 512u);
   EXPECT_EQ(got.plan.launches[0].dynamicSmemBytes, 70000);
   EXPECT_EQ(got.plan.launches[0].args, sgemmKernelArgs());
+  EXPECT_TRUE(got.plan.launches[0].oneWave);
+  EXPECT_FALSE(got.plan.launches[1].oneWave);
   EXPECT_EQ(got.plan.launches[1].kernel, 1);
   EXPECT_EQ(got.plan.launches[1].args, second.args);
   EXPECT_EQ(got.plan.workspaceBytes, 1 << 20);

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 
 #include "../CutlassPlan.hpp"
 #include "../FamilyRegistry.hpp"
@@ -20,13 +19,7 @@ namespace {
 constexpr long long kStreamKMaxBlocks = 512;
 
 LaunchPlan streamKPlan(const Config& c, const GemmProblem& p) {
-  if (std::string why = malformedProblem(p); !why.empty()) return LaunchPlan::refused(std::move(why));
-  constexpr long long kIntMax = std::numeric_limits<int>::max();
-  if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.lda > kIntMax || p.ldb > kIntMax || p.ldc > kIntMax ||
-      p.batch > kIntMax)
-    return LaunchPlan::refused(fmt::format("{}: sizes, leading dimensions and the batch are passed as int", p.text()));
-  if (p.alignA < 4 || p.alignB < 4 || p.alignC < 4)
-    return LaunchPlan::refused(fmt::format("{}: A, B and C must be 4-byte aligned floats", p.text()));
+  if (std::string why = cutlassProblemRefusal(p); !why.empty()) return LaunchPlan::refused(std::move(why));
   const long long tiles = ((p.m + c["BM"] - 1) / c["BM"]) * ((p.n + c["BN"] - 1) / c["BN"]) * p.batch;
   const long long steps = tiles * ((p.k + c["BK"] - 1) / c["BK"]);
   KernelLaunch k = cutlassLaunch(c, Dim3{static_cast<unsigned>(std::min(steps, kStreamKMaxBlocks)), 1, 1});
