@@ -62,3 +62,25 @@ TEST_F(FamilyLookup, AFamilyBehindTheFastestRowsIsStillACandidate) {
   // At a size of whole waves for both, the nine rows' family keeps it.
   EXPECT_EQ(lookup.best(gpu, {2048, 2048, 1536}).config->family->name, "cutlass");
 }
+
+// Every row of a competing program is its evidence, not only the rows where it was among the
+// fastest. At 2048³ the 64×256 program ran fastest; at 1792³, nearer the asked size, nine 128×256
+// rows ran ahead of it and it was slower than there. Calibrated from 2048³ alone it would be
+// predicted fastest at 1800³; its own row at 1792³ says otherwise.
+TEST_F(FamilyLookup, AProgramIsCalibratedFromItsRowsWhereItWasNotAmongTheFastest) {
+  const std::string wide = "cutlass_bm64_bn256_bk8_wm32_wn64_st4_sw4_sk1";
+  for (int stages : {3, 4, 5})
+    for (int swizzle : {1, 2, 4}) {
+      const std::string tall =
+          "cutlass_bm128_bn256_bk8_wm64_wn64_st" + std::to_string(stages) + "_sw" + std::to_string(swizzle) + "_sk1";
+      add(tall, 2048, 0.360, 255);
+      add(tall, 1792, 0.250, 255);
+    }
+  add(wide, 2048, 0.300, 128);
+  add(wide, 1792, 0.400, 128);
+  Lookup lookup(store, present(), LookupPolicy{false, 1.10});
+  const auto r = lookup.best(gpu, {1800, 1800, 1800});
+  ASSERT_EQ(r.quality, MatchQuality::nearest_size) << r.reason;
+  EXPECT_NE(r.instance, wide) << r.reason;
+  EXPECT_EQ(r.measuredProblem, (ProblemKey{1792, 1792, 1792})) << r.instance << ": " << r.reason;
+}
