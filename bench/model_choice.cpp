@@ -42,6 +42,8 @@ std::vector<Row> rowsOf(const ResultStore& store, const StoredGpu& gpu) {
   std::vector<Row> out;
   for (StoredResult& row : store.results(filter)) {
     if (!(row.medianMs.value_or(0) > 0)) continue;
+    // cuBLAS's own call is the baseline here, not a cuBLASLt configuration's row.
+    if (row.family == kCublasFamily && row.instance() != cublasInstance(row.key.problem.layout)) continue;
     Config config;
     if (row.family != kCublasFamily) {
       try {

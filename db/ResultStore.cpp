@@ -85,8 +85,14 @@ void validateResult(const ResultRecord& r) {
 
 std::string cublasInstance(std::string_view layout) { return fmt::format("{}_{}", kCublasFamily, layout); }
 
+std::string cublasLtInstance(std::string_view layout, std::string_view algo) {
+  return fmt::format("{}_{}", cublasInstance(layout), algo);
+}
+
 bool isCublasRow(const ResultRecord& row) {
-  return row.family == kCublasFamily && row.instance() == cublasInstance(row.key.problem.layout);
+  const std::string own = cublasInstance(row.key.problem.layout);
+  return row.family == kCublasFamily &&
+         (row.instance() == own || row.instance().starts_with(own + "_" + std::string(kCublasLtPrefix)));
 }
 
 }  // namespace gemmtune::db

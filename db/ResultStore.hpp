@@ -88,7 +88,12 @@ struct StoredGpu {
 // "cublas", instance "cublas_<layout>" (no parameters, no binary); serving answers with it.
 inline constexpr std::string_view kCublasFamily = "cublas";
 std::string cublasInstance(std::string_view layout);
-// A row named as above for its own layout.
+// One of cuBLASLt's configurations, faster than cuBLAS's own choice there (the tuner searches
+// them beside the baseline): "cublas_<layout>_<algo>", where `algo` is a CublasLtAlgo name
+// ("lt55_t18_k2_..."; device/CublasLtAlgo reads it, db only stores it).
+inline constexpr std::string_view kCublasLtPrefix = "lt";
+std::string cublasLtInstance(std::string_view layout, std::string_view algo);
+// A row named as either of the above for its own layout.
 bool isCublasRow(const ResultRecord& row);
 
 struct StoredRun : RunInfo {

@@ -1,8 +1,9 @@
 #include "CublasLibrary.hpp"
 
 #include <cublas_api.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
+
+#include "DynamicLibrary.hpp"
 
 namespace gemmtune {
 
@@ -21,24 +22,19 @@ struct CublasLibrary::Api {
 
 namespace {
 
-template <typename Fn>
-bool resolve(void* lib, const char* symbol, Fn& fn, const char* name, std::string& missing) {
-  fn = reinterpret_cast<Fn>(::dlsym(lib, symbol));
-  if (!fn) missing = fmt::format("{} lacks {} (cuBLAS 12 or 13 is needed)", name, symbol);
-  return fn != nullptr;
-}
+constexpr const char* kNeeded = "cuBLAS 12 or 13";
 
 // The entry points of `lib`, or null with `missing` set.
 const CublasLibrary::Api* resolveAll(void* lib, const char* name, std::string& missing) {
   auto* api = new CublasLibrary::Api;
-  if (resolve(lib, "cublasCreate_v2", api->create, name, missing) &&
-      resolve(lib, "cublasDestroy_v2", api->destroy, name, missing) &&
-      resolve(lib, "cublasSetStream_v2", api->setStream, name, missing) &&
-      resolve(lib, "cublasSetMathMode", api->setMathMode, name, missing) &&
-      resolve(lib, "cublasGetVersion_v2", api->getVersion, name, missing) &&
-      resolve(lib, "cublasSgemm_v2", api->sgemm, name, missing) &&
-      resolve(lib, "cublasSgemmStridedBatched", api->sgemmStridedBatched, name, missing) &&
-      resolve(lib, "cublasSgemmBatched", api->sgemmBatched, name, missing)) {
+  if (resolveSymbol(lib, "cublasCreate_v2", api->create, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasDestroy_v2", api->destroy, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasSetStream_v2", api->setStream, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasSetMathMode", api->setMathMode, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasGetVersion_v2", api->getVersion, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasSgemm_v2", api->sgemm, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasSgemmStridedBatched", api->sgemmStridedBatched, name, kNeeded, missing) &&
+      resolveSymbol(lib, "cublasSgemmBatched", api->sgemmBatched, name, kNeeded, missing)) {
     api->statusName = reinterpret_cast<decltype(api->statusName)>(::dlsym(lib, "cublasGetStatusName"));
     return api;
   }
@@ -52,17 +48,9 @@ const CublasLibrary* CublasLibrary::get(std::string& why) {
   static std::string failure;
   static const CublasLibrary* loaded = [] {
     std::string errors;
-    for (const char* name : {"libcublas.so.13", "libcublas.so.12"}) {
-      void* lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      std::string missing;
-      const Api* api = lib ? resolveAll(lib, name, missing) : nullptr;
-      if (api) return static_cast<const CublasLibrary*>(new CublasLibrary(name, api));  // never freed, as cuBLAS
-      if (!lib) {
-        const char* e = ::dlerror();
-        missing = e ? e : name;
-      }
-      errors += fmt::format("{}{}", errors.empty() ? "" : "; ", missing);
-    }
+    const char* name = nullptr;
+    if (const Api* api = openFirst<Api>({"libcublas.so.13", "libcublas.so.12"}, resolveAll, name, errors))
+      return static_cast<const CublasLibrary*>(new CublasLibrary(name, api));  // never freed, as the library
     failure = fmt::format("cuBLAS cannot be loaded ({}): install the CUDA math libraries or add their directory to "
                           "LD_LIBRARY_PATH",
                           errors);

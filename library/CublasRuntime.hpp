@@ -18,6 +18,8 @@
 #include <utility>
 
 #include "CublasLibrary.hpp"
+#include "CublasLtLibrary.hpp"
+#include "DeviceBuffer.hpp"
 
 namespace gemmtune::library {
 
@@ -30,7 +32,12 @@ class CublasRuntime {
   // Enqueues the row-major SGEMM `args` describe (every batch of a call: strided or pointer
   // arrays) as one cuBLAS call on `stream` of the current context, whose cuCtxGetId is `context`.
   // Returns false with `error` set when cuBLAS refuses it.
-  bool sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args, std::string& error);
+  // `instance` is the row's: "cublas_<layout>" runs cuBLAS's own call; "cublas_<layout>_<algo>"
+  // runs that cuBLASLt configuration (its handle and a workspace of CublasLtLibrary::kWorkspaceBytes made
+  // on first use), or cuBLAS's own call where cuBLASLt cannot be loaded, refuses the configuration
+  // for these operands, or `capturing` (a graph would keep the stream's workspace).
+  bool sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args, std::string_view instance,
+             bool capturing, std::string& error);
   // Whether (context, stream) has its handle already (a first call makes one, which allocates).
   bool hasHandle(unsigned long long context, CUstream stream);
 
@@ -38,10 +45,18 @@ class CublasRuntime {
   explicit CublasRuntime(const CublasLibrary& lib) : lib_(lib) {}
   // The handle of (context, stream), made on first use; null with `error` set when cuBLAS cannot make one.
   void* handleFor(unsigned long long context, CUstream stream, std::string& error);
+  // cuBLASLt's handle and workspace of (context, stream), made on first use; null where cuBLASLt
+  // cannot be loaded or the workspace cannot be allocated.
+  struct LtHandle {
+    void* handle = nullptr;
+    DeviceBuffer workspace;
+  };
+  LtHandle* ltHandleFor(unsigned long long context, CUstream stream);
 
   const CublasLibrary& lib_;
   std::mutex mutex_;
   std::map<std::pair<unsigned long long, CUstream>, void*> handles_;
+  std::map<std::pair<unsigned long long, CUstream>, LtHandle> ltHandles_;
 };
 
 }  // namespace gemmtune::library

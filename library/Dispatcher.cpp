@@ -131,7 +131,7 @@ Status Dispatcher::sgemm(CUstream stream, const GemmCall& call, std::string& err
     }
     // Planned by the whole call (its batch count), so every chunk's plan is cuBLAS when this one is.
     if (full.cublas) {
-      const Status s = runCublas(stream, context, call, error);
+      const Status s = runCublas(stream, context, call, full.instance, error);
       if (s == Status::ok && full.seen) full.seen->count();
       return s;
     }
@@ -211,7 +211,8 @@ Status Dispatcher::run(const Launch& launch, CUstream stream, unsigned long long
   return Status::ok;
 }
 
-Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const GemmCall& call, std::string& error) {
+Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const GemmCall& call,
+                             const std::string& instance, std::string& error) {
   std::string why;
   CublasRuntime* blas = CublasRuntime::get(why);  // loaded: prepare() plans cuBLAS only then
   if (!blas) {
@@ -230,7 +231,9 @@ Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const 
     error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
     return Status::launch_failed;
   }
-  return blas->sgemm(context, stream, argsOf(call, 0, call.batch), error) ? Status::ok : Status::launch_failed;
+  return blas->sgemm(context, stream, argsOf(call, 0, call.batch), instance, capturing(stream), error)
+             ? Status::ok
+             : Status::launch_failed;
 }
 
 const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {

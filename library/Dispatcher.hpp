@@ -89,7 +89,9 @@ class Dispatcher {
   Status run(const Launch& launch, CUstream stream, unsigned long long context, const SgemmArgs& args,
              std::string& error);
   // The whole row-major `call`, every batch, through cuBLAS (CublasRuntime).
-  Status runCublas(CUstream stream, unsigned long long context, const GemmCall& call, std::string& error);
+  // `instance`: the plan's row (cuBLAS's own call, or one of cuBLASLt's configurations).
+  Status runCublas(CUstream stream, unsigned long long context, const GemmCall& call, const std::string& instance,
+                   std::string& error);
   const Launch& prepared(const ShapeKey& key);
   Launch prepare(const ShapeKey& key);
   // Loads the first of `attempts` that can run `problem` into `launch`, else sets its error.

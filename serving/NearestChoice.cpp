@@ -120,7 +120,10 @@ std::vector<Observation> cublasObservations(const db::ResultStore& store, std::i
   filter.status = "ok";
   filter.layout = like.layout;
   filter.batch = like.batch;
-  for (const db::StoredResult& row : store.results(filter)) add(row.key.problem, row.medianMs.value_or(0));
+  // cuBLAS's own call only: a cuBLASLt configuration's row is faster where it was searched, and
+  // elsewhere cuBLAS's own call runs.
+  for (const db::StoredResult& row : store.results(filter))
+    if (row.instance() == db::cublasInstance(row.key.problem.layout)) add(row.key.problem, row.medianMs.value_or(0));
   return out;
 }
 

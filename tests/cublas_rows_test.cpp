@@ -150,3 +150,34 @@ TEST_F(cublasRows, BestNamesCublasWhereItWasMeasuredFastestUnlessOptionsExcludeI
   // nt has only cuBLAS's row: without cuBLAS, nn's kernel serves it.
   EXPECT_EQ(kernelsOnly.best(gpu, Op::N, Op::T, 4096, 4096, 4096).match, Match::nearest_size);
 }
+
+// A cuBLASLt configuration's row (cublas_<layout>_<algo>) is a cuBLAS row: current, served at its
+// exact size when fastest, its instance naming the configuration the library runs. It predicts
+// nothing elsewhere: at another size cuBLAS's own call runs, predicted from cuBLAS's own row.
+TEST_F(cublasRows, ACublasLtConfigurationsRowIsServedAtItsSizeByItsName) {
+  auto lt = cublas("nt", 1024, 1024, 1024, 38000);
+  lt.key.instance = "cublas_nt_lt55_t19_k4_r2_w1_s31_c0_i0_g0";
+  lt.key.compileOptions = "CUBLAS_COMPUTE_32F";
+  const CurrentFingerprints current{{gpu.name, gpuFingerprint(gpu)}};
+  EXPECT_TRUE(checkStoredRow(stored(lt), present(), current).staleReasons.empty());
+  EXPECT_TRUE(isCublasRow(lt));
+  auto otherLayout = lt;
+  otherLayout.key.problem.layout = "nn";
+  EXPECT_FALSE(isCublasRow(otherLayout));
+
+  test::writeDatabase(dbPath, gpu,
+                      {kernel(kBt, 1024, 1024, 1024, 30000), cublas("nt", 1024, 1024, 1024, 34000), lt,
+                       kernel(kBt, 2048, 2048, 2048, 30000), cublas("nt", 2048, 2048, 2048, 47000)});
+  Database database(dbPath, {OpenMode::ReadOnly, OpenCheck::Quick});
+  SqliteStore store(database);
+  Lookup lookup(store, present());
+  auto r = lookup.best(gpu, {1024, 1024, 1024, "nt"});
+  EXPECT_EQ(r.quality, MatchQuality::exact);
+  EXPECT_TRUE(r.cublas);
+  EXPECT_EQ(r.instance, lt.key.instance);
+  auto nearest = lookup.best(gpu, {1100, 1100, 1100, "nt"});
+  EXPECT_EQ(nearest.quality, MatchQuality::nearest_size);
+  ASSERT_TRUE(nearest.cublas) << nearest.reason;
+  EXPECT_EQ(nearest.instance, "cublas_nt");
+  EXPECT_NEAR(nearest.gflops, 34000, 1) << "predicted from the cuBLASLt row: " << nearest.reason;
+}

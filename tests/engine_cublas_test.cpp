@@ -45,7 +45,7 @@ class EngineCublas : public ::testing::Test {
   std::map<long long, db::StoredResult> cublasRows() const {
     std::map<long long, db::StoredResult> out;
     for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
-      if (r.family == "cublas") {
+      if (r.family == "cublas" && r.instance() == db::cublasInstance(r.key.problem.layout)) {
         EXPECT_TRUE(out.emplace(r.key.problem.m, r).second) << "two cuBLAS rows at " << r.key.problem.m;
       }
     return out;
@@ -140,4 +140,39 @@ TEST_F(EngineCublas, AStoredFailedCublasRowIsReplaced) {
     EXPECT_EQ(r.status, "ok") << m;
     EXPECT_TRUE(r.medianMs) << m;
   }
+}
+
+// cuBLASLt's configuration, faster than cuBLAS's own call, is a cuBLAS row of its own named by it
+// (cuBLAS's row stays), timed in the interleaved rounds with the finalists; a warm rerun keeps it
+// and searches no more.
+TEST_F(EngineCublas, AFasterCublasLtConfigurationIsARowOfItsOwnThatAWarmRunKeeps) {
+  std::ofstream(dir_.path() / "cublaslt-pick") << "1\n";
+  tune(true);
+  auto ltRows = [&] {
+    std::map<long long, db::StoredResult> out;
+    for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+      if (r.family == "cublas" && r.instance() != db::cublasInstance(r.key.problem.layout)) out.emplace(r.key.problem.m, r);
+    return out;
+  };
+  const auto cold = ltRows();
+  ASSERT_EQ(cold.size(), 2u);
+  const auto plain = cublasRows();
+  for (const auto& [m, r] : cold) {
+    EXPECT_EQ(r.instance(), "cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0");
+    EXPECT_EQ(r.status, "ok");
+    EXPECT_TRUE(db::isCublasRow(r));
+    ASSERT_TRUE(r.medianMs && plain.at(m).medianMs);
+    EXPECT_LT(*r.medianMs, *plain.at(m).medianMs) << m;
+  }
+  auto count = [&](const std::string& prefix) {
+    std::ifstream log(dir_.path() / "log");
+    int n = 0;
+    for (std::string line; std::getline(log, line);) n += line.rfind(prefix, 0) == 0;
+    return n;
+  };
+  EXPECT_EQ(count("cublaslt "), 2);
+  EXPECT_GT(count("cublas cublas lt "), 0) << "the configuration was not timed in the rounds";
+  tune(true);
+  EXPECT_EQ(count("cublaslt "), 2) << "a warm run searched again";
+  EXPECT_EQ(ltRows().size(), 2u);
 }

@@ -14,6 +14,8 @@
 // worker SIGKILLs its parent (the tuner) at the N-th timing in STATE_DIR/log. A noisy GPU: with STATE_DIR/noise holding F, every timing is off by
 // up to ±F (deterministic per instance, size and call). A wrong cuBLAS: with STATE_DIR/cublas-wrong
 // present, a table worker answers every verified "cublas" request wrong_result (still timed).
+// cuBLASLt: with STATE_DIR/cublaslt-pick present, a table worker answers "cublaslt" with one
+// configuration, 0.8 x cuBLAS's time; without it (and in every other mode), with none.
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
@@ -151,12 +153,14 @@ void failAtThisTiming(const std::string& op) {
   }
 }
 
-// Modes `table` and `cold-table`: a "run" or "cublas" request answered with a simulated time.
+// Modes `table` and `cold-table`: a "run", "cublas" or "cublaslt" request answered with a simulated time.
 void answerFromTable(const std::string& op, const nlohmann::json& req) {
   CandidateResult r = okResult();
   static std::set<std::string> timedOnce;
   const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>()
                                             : "cublas" + (problem.layout == Layout{} ? "" : "_" + problem.layout.text());
+  // cuBLASLt's configuration (STATE_DIR/cublaslt-pick present): 0.8 x cuBLAS's own call.
+  const bool lt = op == "cublaslt" || !req.value("algo", std::string()).empty();
   long long blocks = 0, threads = 0;
   if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
     // As the real worker: a cubin with no kernel named cannot be loaded.
@@ -170,7 +174,7 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
   if (op == "run") std::tie(blocks, threads) = launchSize(req.at("candidate"));
   // cuBLAS runs faster than most candidates, but within the H100's peak: its rows are served, and
   // the lookup's speed bound refuses a row above 1.1 x the peak (nn: 62.7 of 66.9 TFLOP/s).
-  r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.6);
+  r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.6) * (lt ? 0.8 : 1.0);
   r.reps = 10;
   r.smClockMHz = 1980;
   addNoise(r, op, instance);
@@ -185,8 +189,12 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
     r.detail = "small integers, beta=0 (packed): 1 of 4 elements wrong";
   }
   failAtThisTiming(op);
-  note(op + (op == "cublas" && req.value("verify", false) ? " verified " : " ") + instance + " " + std::to_string(problem.M));
-  reply(wire::resultReply(r, false));
+  note(op + (op == "cublas" && req.value("verify", false) ? " verified " : " ") + instance + (lt ? " lt " : " ") +
+       std::to_string(problem.M));
+  if (op == "cublaslt")
+    reply(wire::cublasLtReply(CublasLtPick{r, "lt1_t2_k1_r0_w0_s0_c0_i0_g0", 40, 30}));
+  else
+    reply(wire::resultReply(r, false));
 }
 
 // The misbehaving modes: a "run" or "cublas" request. Returns the exit code when the worker ends.
@@ -256,6 +264,14 @@ int main(int argc, char** argv) {
     if (op == "problem") {
       problem = req.at("problem").get<Problem>();
       reply(wire::okReply());
+      continue;
+    }
+    const bool ltPick = (mode == "table" || mode == "cold-table") && std::filesystem::exists(stateDir + "/cublaslt-pick");
+    if (op == "cublaslt" && !ltPick) {  // no cuBLASLt here, so no configuration is kept
+      CandidateResult r;
+      r.status = "launch_error";
+      r.detail = "the fake worker has no cuBLASLt";
+      reply(wire::cublasLtReply(CublasLtPick{r, "", 0, 0}));
       continue;
     }
     if (mode == "table" || mode == "cold-table") {

@@ -15,3 +15,6 @@ gemmtune_add_test(layouts_gpu_test SOURCES layouts_gpu_test.cpp LIBS gemmtune_tu
 gemmtune_add_test(faithful_gpu_test SOURCES faithful_gpu_test.cpp LIBS gemmtune_tuner GPU)
 # The timer: the GPU's time alone (LaunchGate), and no hang when a launch waits for its stream.
 gemmtune_add_test(timer_gpu_test SOURCES timer_gpu_test.cpp LIBS gemmtune_tuner GPU)
+# cuBLASLt's algorithm configurations: their names (cpu); listed and run against cuBLAS (gpu).
+gemmtune_add_test(cublaslt_algo_test SOURCES cublaslt_algo_test.cpp LIBS gemmtune_device)
+gemmtune_add_test(cublaslt_gpu_test SOURCES cublaslt_gpu_test.cpp LIBS gemmtune_tuner GPU)

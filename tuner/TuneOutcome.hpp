@@ -24,6 +24,10 @@ struct SizeOutcome {
   GemmShape shape;
   std::optional<double> cublasMs;
   bool cublasRetimed = false;  // cublasMs was re-timed by this run's interleaved rounds
+  // cuBLASLt's configuration that beat cuBLAS's own call here (a CublasLtAlgo name; empty: none),
+  // and its median in the interleaved rounds where they ran.
+  std::string cublasLtAlgo;
+  std::optional<double> cublasLtMs;
   std::vector<FamilyOutcome> families;
   std::string bestInstance;          // over all families
   double bestMs = 0;

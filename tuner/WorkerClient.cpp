@@ -256,10 +256,27 @@ CandidateResult WorkerClient::run(const CandidateRequest& req, double deadlineSe
   return resultOf(transact(wire::runRequest(req), deadlineSec), req.instance, deadlineSec);
 }
 
-CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadlineSec, bool verify) {
+CandidateResult WorkerClient::cublas(const TimingPolicy& policy, double deadlineSec, bool verify, const std::string& algo) {
   if (interrupted_) return CandidateResult{kStatusInterrupted, "interrupted before start"};
   if (!child_ || !child_->running()) recover("a worker that was not running");
-  return resultOf(transact(wire::cublasRequest(policy, verify), deadlineSec), "cuBLAS timing", deadlineSec);
+  return resultOf(transact(wire::cublasRequest(policy, verify, algo), deadlineSec), "cuBLAS timing", deadlineSec);
+}
+
+CublasLtPick WorkerClient::cublasLt(const TimingPolicy& policy, double deadlineSec) {
+  CublasLtPick pick;
+  if (interrupted_) {
+    pick.result = CandidateResult{kStatusInterrupted, "interrupted before start"};
+    return pick;
+  }
+  if (!child_ || !child_->running()) recover("a worker that was not running");
+  Reply reply = transact(wire::cublasLtRequest(policy), deadlineSec);
+  const nlohmann::json body = reply.kind == Reply::Kind::Ok ? reply.body : nlohmann::json::object();
+  pick.result = resultOf(std::move(reply), "cuBLASLt's search", deadlineSec);
+  // A worker that answers without a configuration (an older one, a simulated one) found none.
+  pick.algo = pick.result.status == kStatusOk ? body.value("algo", std::string()) : std::string();
+  pick.listed = body.value("listed", 0);
+  pick.screened = body.value("screened", 0);
+  return pick;
 }
 
 double WorkerClient::expectedSeconds(const TimingPolicy& p, double kernelMs) {

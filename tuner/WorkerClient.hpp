@@ -62,7 +62,11 @@ class WorkerClient {
   CandidateResult run(const CandidateRequest& req, double deadlineSec);
   // cuBLAS SGEMM (default math, no TF32) on the current problem, timed under the same policy;
   // with `verify`, first checked as a candidate is ("wrong_result" then, with its timing).
-  CandidateResult cublas(const TimingPolicy& policy, double deadlineSec, bool verify = false);
+  // With `algo` (a CublasLtAlgo name), that cuBLASLt configuration instead of cuBLAS's own call.
+  CandidateResult cublas(const TimingPolicy& policy, double deadlineSec, bool verify = false, const std::string& algo = "");
+  // cuBLASLt's configurations searched on the current problem (the worker's searchCublasLt): the
+  // fastest verified one, or an empty `algo` with the reason in `result`.
+  CublasLtPick cublasLt(const TimingPolicy& policy, double deadlineSec);
 
   // Workers started after the first one (each fault, hang or death costs at least one).
   int restarts() const { return restarts_; }

@@ -92,6 +92,20 @@ struct CandidateResult {
   int smClockMHz = 0;           // SM clock read after timing (0 when unknown)
 };
 
+// cuBLASLt's configurations searched on the current problem: `algo` (a CublasLtAlgo name) is the
+// fastest of the few best screened that passed verification, `result` its verified timing; empty
+// `algo` when none did (then `result` says why).
+struct CublasLtPick {
+  // The search's cost (the worker's WorkerServer::searchCublasLt): each listed configuration timed
+  // twice until kScreenMs of GPU time is spent, then the fastest kFinalists verified and timed.
+  static constexpr double kScreenMs = 500;
+  static constexpr std::size_t kFinalists = 3;
+
+  CandidateResult result;
+  std::string algo;
+  int listed = 0, screened = 0;
+};
+
 // What the worker found when it started (sent once, before any request).
 struct WorkerInfo {
   int gpuIndex = 0;

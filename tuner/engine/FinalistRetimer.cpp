@@ -121,7 +121,7 @@ FinalistRetimer::Rounds FinalistRetimer::runRounds(const std::vector<Timed*>& fi
   const std::vector<const Lane*> live = lanes_.live();
   lanes_.onLanes([&](Lane& lane) {
     const size_t share = static_cast<size_t>(std::find(live.begin(), live.end(), &lane) - live.begin());
-    std::vector<double> cublasSamples;
+    std::vector<double> cublasSamples, cublasLtSamples;
     auto t0 = EngineClock::now();
     for (int round = 0; round < kRounds && !context_.stop; ++round) {
       for (size_t i = share; i < finalists.size() && !context_.stop; i += live.size())
@@ -130,10 +130,15 @@ FinalistRetimer::Rounds FinalistRetimer::runRounds(const std::vector<Timed*>& fi
         CandidateResult c = lane.worker->cublas(quick, deadlineSecFor(shape, quick));
         if (c.status == kStatusOk) cublasSamples.push_back(c.medianMs);
       }
+      if (share == 0 && !out.cublasLtAlgo.empty()) {
+        CandidateResult c = lane.worker->cublas(quick, deadlineSecFor(shape, quick), false, out.cublasLtAlgo);
+        if (c.status == kStatusOk) cublasLtSamples.push_back(c.medianMs);
+      }
     }
     std::lock_guard lock(context_.mutex);
     context_.gpuBusySec += secondsSince(t0);
     if (share == 0) rounds.baselineSamples = std::move(cublasSamples);
+    if (share == 0) rounds.cublasLtSamples = std::move(cublasLtSamples);
   });
   return rounds;
 }
@@ -168,6 +173,7 @@ FinalistRetimer::RowsPerRun FinalistRetimer::retimedRows(const std::vector<Timed
     out.cublasMs = summarize(rounds.baselineSamples).medianMs;
     out.cublasRetimed = true;
   }
+  if (!rounds.cublasLtSamples.empty()) out.cublasLtMs = summarize(rounds.cublasLtSamples).medianMs;
   RowsPerRun rowsPerRun;
   for (size_t i = 0; i < finalists.size(); ++i) {
     if (rounds.samples[i].size() < 3 || !rounds.retimedOn[i]) continue;

@@ -48,6 +48,7 @@ class FinalistRetimer {
     std::vector<int> reps;
     std::vector<const Lane*> retimedOn;
     std::vector<double> baselineSamples;
+    std::vector<double> cublasLtSamples;  // SizeOutcome::cublasLtAlgo's, on the first GPU
   };
 
   // Every family's finalists at `size` (its best few where the size says so).

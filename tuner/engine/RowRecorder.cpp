@@ -39,15 +39,16 @@ db::CacheKey RowRecorder::keyFor(const Config& config, const std::string& source
 }
 
 db::ResultRecord RowRecorder::cublasRow(const GemmShape& shape, const CandidateResult& r, double medianMs,
-                                        int cublasVersion) const {
+                                        int cublasVersion, const std::string& ltAlgo) const {
   db::ResultRecord rec;
   rec.key.gpuFingerprint = db::gpuFingerprint(context_.gpu);
   rec.key.driverVersion = context_.driverVersion;
   rec.key.nvrtcVersion = NvrtcCompiler::version();  // no kernel compiled, but a row's key names the build
   rec.key.arch = context_.gpu.arch();
-  rec.key.compileOptions = "CUBLAS_DEFAULT_MATH";
+  rec.key.compileOptions = ltAlgo.empty() ? "CUBLAS_DEFAULT_MATH" : "CUBLAS_COMPUTE_32F";
   rec.key.sourceHash = fmt::format("cublas {}", cublasVersion);
-  rec.key.instance = db::cublasInstance(shape.layout.text());
+  rec.key.instance =
+      ltAlgo.empty() ? db::cublasInstance(shape.layout.text()) : db::cublasLtInstance(shape.layout.text(), ltAlgo);
   rec.key.problem = db::problemKeyOf(shape);
   rec.family = db::kCublasFamily;
   rec.params = "{}";
@@ -109,6 +110,15 @@ const db::StoredResult* RowRecorder::storedRow(const Candidate& c, const std::st
 const db::StoredResult* RowRecorder::storedRow(const db::CacheKey& key) const {
   auto it = stored_.find(key.hash());
   return it != stored_.end() ? &it->second : nullptr;
+}
+
+const db::StoredResult* RowRecorder::storedCublasLtRow(const GemmShape& shape) const {
+  const db::ProblemKey problem = db::problemKeyOf(shape);
+  const std::string baseline = db::cublasInstance(shape.layout.text());
+  for (const auto& [hash, row] : stored_)
+    if (row.key.problem == problem && row.status == kStatusOk && db::isCublasRow(row) && row.instance() != baseline)
+      return &row;
+  return nullptr;
 }
 
 const std::string* RowRecorder::storedRankPruning(const Candidate& c, const std::string& srcHash,

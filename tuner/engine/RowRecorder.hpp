@@ -32,14 +32,18 @@ class RowRecorder {
   // median `medianMs` (the re-timed one where the finalists were re-timed). The cuBLAS version
   // stands where a kernel's source hash does (it is what the row measured), default math in the
   // compile options.
-  db::ResultRecord cublasRow(const GemmShape& shape, const CandidateResult& r, double medianMs,
-                             int cublasVersion) const;
+  // With `ltAlgo` (a CublasLtAlgo name), the row of that cuBLASLt configuration:
+  // "cublas_<layout>_<ltAlgo>", FP32 compute in the compile options.
+  db::ResultRecord cublasRow(const GemmShape& shape, const CandidateResult& r, double medianMs, int cublasVersion,
+                             const std::string& ltAlgo = "") const;
 
   // Reads the final and the pruned:rank rows an earlier run left at `shape` (resume).
   void readStoredRows(const GemmShape& shape);
   // The final row an earlier run left for this candidate at this size, or null.
   const db::StoredResult* storedRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
   const db::StoredResult* storedRow(const db::CacheKey& key) const;
+  // The cuBLASLt configuration's row an earlier run left at `shape`, ok, or null.
+  const db::StoredResult* storedCublasLtRow(const GemmShape& shape) const;
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
     return storedRow(c, srcHash, shape) != nullptr;
   }

@@ -100,12 +100,42 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
   } else {
     spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
   }
+  if (context_.options.cublasRows && run.out.cublasMs) searchCublasLt(run);
+}
+
+void SizeRuns::searchCublasLt(SizeRun& run) {
+  const GemmShape& shape = run.out.shape;
+  if (const db::StoredResult* stored = rows_.storedCublasLtRow(shape)) {
+    const std::string prefix = db::cublasInstance(shape.layout.text()) + "_";
+    run.out.cublasLtAlgo = stored->instance().substr(prefix.size());
+    return;
+  }
+  TimingPolicy policy = context_.options.timing;
+  policy.bestSoFarMs = 0;
+  const double deadlineSec =
+      CublasLtPick::kScreenMs / 1000 * 4 + (CublasLtPick::kFinalists + 1) * deadlineSecFor(shape, policy);
+  const Lane* first = &lanes_.first();
+  lanes_.onLanes([&](Lane& lane) {
+    if (&lane != first) return;
+    auto t0 = EngineClock::now();
+    CublasLtPick pick = lane.worker->cublasLt(policy, deadlineSec);
+    std::lock_guard lock(context_.mutex);
+    context_.gpuBusySec += secondsSince(t0);
+    spdlog::debug("cuBLASLt at {}: {} listed, {} screened, {} ({} {})", shape.str(), pick.listed, pick.screened,
+                  pick.algo.empty() ? "none kept" : pick.algo, pick.result.medianMs, pick.result.detail);
+    // Kept only where faster than cuBLAS's own call: the library builds its descriptors per call.
+    if (!pick.algo.empty() && pick.result.medianMs < *run.out.cublasMs) {
+      run.out.cublasLtAlgo = pick.algo;
+      run.cublasLt = std::move(pick);
+    }
+  });
 }
 
 SizeOutcome SizeRuns::finish(SizeRun& run, bool retime) {
   FinalistRetimer::RowsPerRun retimed;
   if (retime && !context_.stopped()) retimed = finalists_.retime(run);
   if (context_.options.cublasRows) addCublasRow(run, retimed);
+  if (context_.options.cublasRows) addCublasLtRow(run, retimed);
   // The re-timed rows, cuBLAS's with them, in one write per GPU's run (so one in all on one GPU).
   // Written one by one, a kill between two left the size half re-timed, and a resumed run takes
   // a family with any re-timed row as re-timed (FinalistRetimer::retimedByAnEarlierRun): it
@@ -148,6 +178,14 @@ void SizeRuns::addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
       !run.out.cublasRetimed && stored && stored->status == kStatusOk)
     return;
   rows[chosen->runId].push_back(std::move(row));
+}
+
+void SizeRuns::addCublasLtRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
+  if (!run.cublasLt) return;  // none searched, none faster, or an earlier run's row stands
+  const Lane& lane = lanes_.first();
+  const CublasLtPick& pick = *run.cublasLt;
+  rows[lane.runId].push_back(rows_.cublasRow(run.out.shape, pick.result, run.out.cublasLtMs.value_or(pick.result.medianMs),
+                                             lane.worker->info().cublasVersion, pick.algo));
 }
 
 }  // namespace gemmtune

@@ -39,6 +39,10 @@ class SizeRuns {
   // cuBLAS as a candidate (TuneOptions::cublasRows): its verified row at the size, added to the
   // rows `finish` stores with the re-timed ones (none when a stored row stands).
   void addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows);
+  // cuBLASLt's configurations searched on the first GPU where cuBLAS is a candidate; the fastest
+  // kept where it beat cuBLAS's own call (and an earlier run's kept configuration stands).
+  void searchCublasLt(SizeRun& run);
+  void addCublasLtRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows);
 
   EngineContext& context_;
   LaneGroup& lanes_;

@@ -6,7 +6,7 @@
 
 namespace gemmtune {
 
-Cublas::Cublas(CUstream stream) {
+Cublas::Cublas(CUstream stream) : stream_(stream) {
   std::string why;
   lib_ = CublasLibrary::get(why);
   if (!lib_) throw UnavailableError(why);
@@ -19,7 +19,10 @@ Cublas::Cublas(CUstream stream) {
   version_ = lib_->version(handle_);
 }
 
-Cublas::~Cublas() { lib_->destroy(handle_); }
+Cublas::~Cublas() {
+  if (lt_) lt_->destroy(ltHandle_);
+  lib_->destroy(handle_);
+}
 
 void Cublas::setMath(Math math) const {
   std::string error;
@@ -40,6 +43,31 @@ void Cublas::gemm(Math math, const SgemmArgs& a) const {
   setMath(math);
   std::string error;
   if (int s = lib_->rowMajorSgemm(handle_, a, error); s != 0) throw CublasError(s, error);
+}
+
+bool Cublas::openLt(std::string& why) {
+  if (ltHandle_) return true;
+  const CublasLtLibrary* lt = CublasLtLibrary::get(why);
+  if (!lt) return false;
+  void* handle = nullptr;
+  if (int s = lt->create(handle, why); s != 0) return false;
+  ltWorkspace_ = DeviceBuffer(CublasLtLibrary::kWorkspaceBytes);
+  lt_ = lt;
+  ltHandle_ = handle;
+  return true;
+}
+
+std::vector<CublasLtAlgo> Cublas::ltAlgorithms(const SgemmArgs& args, std::size_t limit, std::string& why) {
+  std::vector<CublasLtAlgo> out;
+  if (openLt(why)) lt_->algorithms(ltHandle_, args, CublasLtLibrary::kWorkspaceBytes, limit, out, why);
+  return out;
+}
+
+void Cublas::gemmLt(const CublasLtAlgo& algo, const SgemmArgs& args) {
+  std::string error;
+  if (!openLt(error)) throw UnavailableError(error);
+  if (int s = lt_->rowMajorMatmul(ltHandle_, args, algo, ltWorkspace_.ptr(), CublasLtLibrary::kWorkspaceBytes, stream_, error); s != 0)
+    throw CublasError(s, error);
 }
 
 }  // namespace gemmtune

@@ -7,8 +7,11 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "CublasLibrary.hpp"
+#include "CublasLtLibrary.hpp"
+#include "DeviceBuffer.hpp"
 #include "LaunchArgs.hpp"
 
 namespace gemmtune {
@@ -40,10 +43,23 @@ class Cublas {
   // (cublasSgemmBatched), enqueued on the stream.
   void gemm(Math math, const SgemmArgs& args) const;
 
+  // cuBLASLt's configurations for the problem `args` poses (CublasLtLibrary::algorithms, within
+  // its kWorkspaceBytes); empty with `why` set where cuBLASLt cannot be loaded or lists none.
+  std::vector<CublasLtAlgo> ltAlgorithms(const SgemmArgs& args, std::size_t limit, std::string& why);
+  // `args` through cuBLASLt with `algo` on the stream. Throws CublasError where cuBLASLt refuses
+  // it (a status: nothing was enqueued), UnavailableError where cuBLASLt cannot be loaded.
+  void gemmLt(const CublasLtAlgo& algo, const SgemmArgs& args);
 
  private:
   void setMath(Math math) const;
+  // cuBLASLt's handle and workspace, made on first use; false with `why` set where it cannot be loaded.
+  bool openLt(std::string& why);
+
   const CublasLibrary* lib_ = nullptr;
+  CUstream stream_ = nullptr;
+  const CublasLtLibrary* lt_ = nullptr;
+  void* ltHandle_ = nullptr;
+  DeviceBuffer ltWorkspace_;
   void* handle_ = nullptr;
   int version_ = 0;
   std::string library_;

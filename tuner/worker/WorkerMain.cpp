@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 #include "CandidateKernel.hpp"
@@ -74,7 +75,14 @@ bool serve(const nlohmann::json& req, WorkerServer& server, int out) {
     } else if (op == "run") {
       answer = wire::resultReply(server.runCandidate(req.at("candidate").get<CandidateRequest>()), false);
     } else if (op == "cublas") {
-      answer = wire::resultReply(server.runCublas(req.at("timing").get<TimingPolicy>(), req.value("verify", false)), false);
+      const std::string name = req.value("algo", std::string());
+      const std::optional<CublasLtAlgo> algo = CublasLtAlgo::parse(name);
+      if (!name.empty() && !algo) throw UsageError(fmt::format("'{}' is not a cuBLASLt configuration name", name));
+      answer = wire::resultReply(
+          server.runCublas(req.at("timing").get<TimingPolicy>(), req.value("verify", false), algo ? &*algo : nullptr),
+          false);
+    } else if (op == "cublaslt") {
+      answer = wire::cublasLtReply(server.searchCublasLt(req.at("timing").get<TimingPolicy>()));
     } else if (op == "canary") {
       answer = wire::resultReply(server.canary(), false);
     } else {

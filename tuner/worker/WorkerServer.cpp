@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "CandidateKernel.hpp"
@@ -121,16 +122,30 @@ CandidateResult WorkerServer::runCandidate(const CandidateRequest& req) {
   return r;
 }
 
-CandidateResult WorkerServer::runCublas(const TimingPolicy& policy, bool verifyFirst) {
+void WorkerServer::ltOrDefault(const CublasLtAlgo& algo, const SgemmArgs& args) {
+  try {
+    blas_.gemmLt(algo, args);
+  } catch (const CublasError&) {
+    if (CUresult h = gpu_.health(); h != CUDA_SUCCESS) throw;
+    blas_.gemm(Cublas::Math::Default, args);
+  }
+}
+
+CandidateResult WorkerServer::runCublas(const TimingPolicy& policy, bool verifyFirst, const CublasLtAlgo* algo) {
   const ProblemData& d = data();
+  auto call = [&](const SgemmArgs& a) {
+    if (algo)
+      ltOrDefault(*algo, a);
+    else
+      blas_.gemm(Cublas::Math::Default, a);
+  };
   CandidateResult r;
   r.status = kStatusOk;
   if (verifyFirst) {
     // cuBLAS as a candidate: the same checks in the same layouts as any configuration, against the
     // pedantic reference (its default math must agree with it exactly on small integers).
     try {
-      const Verdict v =
-          verifyEveryLayout(d, gpu_, kernels_, [&](const SgemmArgs& a) { blas_.gemm(Cublas::Math::Default, a); });
+      const Verdict v = verifyEveryLayout(d, gpu_, kernels_, call);
       r.maxError = v.maxError;
       if (!v.ok) {
         r.status = kStatusWrongResult;
@@ -145,9 +160,56 @@ CandidateResult WorkerServer::runCublas(const TimingPolicy& policy, bool verifyF
   }
   // The same problem the candidates are timed on: its layout, its batches (one strided call).
   // Timed even when wrong: the baseline's long warm-up brings the GPU to its boost clock.
-  addTiming(r, policy, [&](int rep) { blas_.gemm(Cublas::Math::Default, d.timingArgs(rep)); });
-  if (r.detail.empty()) r.detail = fmt::format("{} (default math, no TF32)", blas_.library());
+  addTiming(r, policy, [&](int rep) { call(d.timingArgs(rep)); });
+  if (r.detail.empty())
+    r.detail = algo ? fmt::format("cuBLASLt {} (FP32 compute, no TF32)", algo->name())
+                    : fmt::format("{} (default math, no TF32)", blas_.library());
   return r;
+}
+
+CublasLtPick WorkerServer::searchCublasLt(const TimingPolicy& policy) {
+  const ProblemData& d = data();
+  CublasLtPick pick;
+  std::string why;
+  const std::vector<CublasLtAlgo> algos = blas_.ltAlgorithms(d.timingArgs(0), kLtListLimit, why);
+  pick.listed = static_cast<int>(algos.size());
+  pick.result.status = kStatusLaunchError;
+  pick.result.detail = algos.empty() ? (why.empty() ? "cuBLASLt lists no configuration for this problem" : why)
+                                     : "no configuration of cuBLASLt passed verification";
+  TimingPolicy screen;
+  screen.warmupMs = 0;
+  screen.minReps = screen.maxReps = 2;
+  screen.budgetMs = 0;
+  screen.bestSoFarMs = 0;
+  std::vector<std::pair<double, std::size_t>> screened;
+  double spentMs = 0;
+  for (std::size_t i = 0; i < algos.size() && spentMs < CublasLtPick::kScreenMs; ++i) {
+    try {  // once untimed: a configuration cuBLASLt refuses here is left out, never timed
+      blas_.gemmLt(algos[i], d.timingArgs(0));
+    } catch (const CublasError&) {
+      if (CUresult h = gpu_.health(); h != CUDA_SUCCESS) throw;
+      continue;
+    }
+    CandidateResult r;
+    addTiming(r, screen, [&](int rep) { blas_.gemmLt(algos[i], d.timingArgs(rep)); });
+    spentMs += r.medianMs * (r.reps + 2);
+    screened.emplace_back(r.medianMs, i);
+  }
+  pick.screened = static_cast<int>(screened.size());
+  std::stable_sort(screened.begin(), screened.end());
+  for (std::size_t j = 0; j < std::min(CublasLtPick::kFinalists, screened.size()); ++j) {
+    const CublasLtAlgo& algo = algos[screened[j].second];
+    CandidateResult r = runCublas(policy, true, &algo);
+    if (r.status != kStatusOk) {
+      spdlog::warn("cuBLASLt {}: {} ({})", algo.name(), r.status, r.detail);
+      continue;
+    }
+    if (pick.algo.empty() || r.medianMs < pick.result.medianMs) {
+      pick.result = r;
+      pick.algo = algo.name();
+    }
+  }
+  return pick;
 }
 
 CandidateResult WorkerServer::canary() {

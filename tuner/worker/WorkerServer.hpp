@@ -32,8 +32,14 @@ class WorkerServer {
   void setProblem(const Problem& p);
   CandidateResult runCandidate(const CandidateRequest& req);
   // cuBLAS (default math) timed on the problem; with `verifyFirst`, checked first as a candidate is
-  // (wrong_result then, still timed).
-  CandidateResult runCublas(const TimingPolicy& policy, bool verifyFirst);
+  // (wrong_result then, still timed). With `algo`, through cuBLASLt with that configuration, and
+  // cuBLAS's own call wherever cuBLASLt refuses it for a verification layout (as the library does).
+  CandidateResult runCublas(const TimingPolicy& policy, bool verifyFirst, const CublasLtAlgo* algo = nullptr);
+  // cuBLASLt's configurations for the problem: every one listed timed briefly (the heuristic's
+  // first, cuBLAS's own choice, among them) within CublasLtPick::kScreenMs of GPU time, then the fastest
+  // kFinalists verified and timed under `policy` (runCublas with the configuration).
+  CublasLtPick searchCublasLt(const TimingPolicy& policy);
+  static constexpr std::size_t kLtListLimit = 400;
   // A tiny SGEMM by a built-in kernel, checked exactly against cuBLAS: "ok" or "wrong_result".
   CandidateResult canary();
 
@@ -43,6 +49,8 @@ class WorkerServer {
   // otherwise.
   CandidateResult refused(const std::string& what) const;
   void addTiming(CandidateResult& r, const TimingPolicy& policy, const std::function<void(int)>& launch) const;
+  // `args` through cuBLASLt with `algo`, or cuBLAS's own call where cuBLASLt refuses it.
+  void ltOrDefault(const CublasLtAlgo& algo, const SgemmArgs& args);
   // The current problem's faithful data sets, built (and the accuracy kernels compiled) on first use.
   const FaithfulData& faithfulData();
 

@@ -243,12 +243,24 @@ FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline) 
 
 json problemRequest(const Problem& p) { return {{"op", "problem"}, {"problem", p}}; }
 json runRequest(const CandidateRequest& r) { return {{"op", "run"}, {"candidate", r}}; }
-json cublasRequest(const TimingPolicy& p, bool verify) { return {{"op", "cublas"}, {"timing", p}, {"verify", verify}}; }
+json cublasRequest(const TimingPolicy& p, bool verify, const std::string& algo) {
+  json j = {{"op", "cublas"}, {"timing", p}, {"verify", verify}};
+  if (!algo.empty()) j["algo"] = algo;
+  return j;
+}
+json cublasLtRequest(const TimingPolicy& p) { return {{"op", "cublaslt"}, {"timing", p}}; }
 json canaryRequest() { return {{"op", "canary"}}; }
 json shutdownRequest() { return {{"op", "shutdown"}}; }
 
 json okReply() { return {{"ok", true}, {"fatal", false}}; }
 json resultReply(const CandidateResult& r, bool fatal) { return {{"ok", true}, {"result", r}, {"fatal", fatal}}; }
+json cublasLtReply(const CublasLtPick& pick) {
+  json j = resultReply(pick.result, false);
+  j["algo"] = pick.algo;
+  j["listed"] = pick.listed;
+  j["screened"] = pick.screened;
+  return j;
+}
 json errorReply(const std::string& message, int exitCode) {
   return {{"ok", false}, {"error", message}, {"exit_code", exitCode}, {"fatal", false}};
 }

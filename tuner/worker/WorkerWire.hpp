@@ -77,13 +77,17 @@ FrameIo readFrame(int fd, std::string& payload, PipeClock::time_point deadline);
 // Request builders (parent side).
 nlohmann::json problemRequest(const Problem& p);
 nlohmann::json runRequest(const CandidateRequest& r);
-nlohmann::json cublasRequest(const TimingPolicy& p, bool verify = false);
+// `algo`: a cuBLASLt configuration's name (CublasLtAlgo) to run instead of cuBLAS's own call.
+nlohmann::json cublasRequest(const TimingPolicy& p, bool verify = false, const std::string& algo = "");
+// cuBLASLt's configurations searched on the current problem (WorkerServer::searchCublasLt).
+nlohmann::json cublasLtRequest(const TimingPolicy& p);
 nlohmann::json canaryRequest();
 nlohmann::json shutdownRequest();
 
 // Reply builders (worker side).
 nlohmann::json okReply();
 nlohmann::json resultReply(const CandidateResult& r, bool fatal);
+nlohmann::json cublasLtReply(const CublasLtPick& pick);
 nlohmann::json errorReply(const std::string& message, int exitCode);
 nlohmann::json helloReply(const WorkerInfo& info);
 
