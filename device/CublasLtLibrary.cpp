@@ -168,11 +168,8 @@ bool buildAlgo(const Api& api, cublasLtHandle_t h, const CublasLtAlgo& c, cublas
   return true;
 }
 
-}  // namespace
-
-namespace {
-
-// The heuristic's configurations for the problem, its first (cublasSgemm's choice) first.
+// The heuristic's configurations for the problem, in its order (its first is the one cublasSgemm
+// ran, measured on an H100 with cuBLAS 13.1).
 cublasStatus_t heuristicAlgos(const Api& api, cublasLtHandle_t h, const Descriptors& d, std::size_t workspaceBytes,
                               std::vector<CublasLtAlgo>& out) {
   cublasLtMatmulPreference_t pref = nullptr;

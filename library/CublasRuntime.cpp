@@ -38,17 +38,28 @@ void* CublasRuntime::handleFor(unsigned long long context, CUstream stream, std:
 CublasRuntime::LtHandle* CublasRuntime::ltHandleFor(unsigned long long context, CUstream stream) {
   auto it = ltHandles_.find({context, stream});
   if (it != ltHandles_.end()) return it->second.handle ? &it->second : nullptr;
-  LtHandle& made = ltHandles_[{context, stream}];  // a failure is remembered: cuBLAS's own call from then on
   std::string why;
   const CublasLtLibrary* lt = CublasLtLibrary::get(why);
-  if (!lt) return nullptr;
+  if (!lt) {
+    ltHandles_[{context, stream}];  // remembered: cuBLAS's own call from then on
+    return nullptr;
+  }
+  LtHandle made;
   try {
     made.workspace = DeviceBuffer(CublasLtLibrary::kWorkspaceBytes);
   } catch (const std::exception&) {
-    return nullptr;
+    return nullptr;  // out of memory now: cuBLAS's own call this time, another try next time
   }
-  if (lt->create(made.handle, why) != 0) made.handle = nullptr;
-  return made.handle ? &made : nullptr;
+  if (lt->create(made.handle, why) != 0) return nullptr;
+  LtHandle& kept = ltHandles_[{context, stream}];
+  kept = std::move(made);
+  return &kept;
+}
+
+std::optional<CublasLtAlgo> CublasRuntime::ltAlgoOf(std::string_view instance, const Layout& layout) {
+  const std::string own = db::cublasInstance(layout.text()) + "_";
+  if (!instance.starts_with(own)) return std::nullopt;
+  return CublasLtAlgo::parse(instance.substr(own.size()));
 }
 
 bool CublasRuntime::sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args,
@@ -56,23 +67,23 @@ bool CublasRuntime::sgemm(unsigned long long context, CUstream stream, const Sge
   std::lock_guard lock(mutex_);
   void* h = handleFor(context, stream, error);
   if (!h) return false;
-  const std::string baseline = db::cublasInstance(args.layout.text());
-  if (!capturing && instance.size() > baseline.size() + 1 && instance.starts_with(baseline + "_")) {
-    const std::optional<CublasLtAlgo> algo = CublasLtAlgo::parse(instance.substr(baseline.size() + 1));
-    std::string refused;
-    std::string why;
-    if (LtHandle* lt = algo ? ltHandleFor(context, stream) : nullptr;
-        lt && CublasLtLibrary::get(why)->rowMajorMatmul(lt->handle, args, *algo, lt->workspace.ptr(), CublasLtLibrary::kWorkspaceBytes,
-                                                        stream, refused) == 0)
+  if (const std::optional<CublasLtAlgo> algo = capturing ? std::nullopt : ltAlgoOf(instance, args.layout)) {
+    std::string refused, why;
+    // Refused (a status, nothing enqueued): these operands' alignment or leading dimensions do not
+    // suit the configuration; cuBLAS's own call computes the same product.
+    if (LtHandle* lt = ltHandleFor(context, stream);
+        lt && CublasLtLibrary::get(why)->rowMajorMatmul(lt->handle, args, *algo, lt->workspace.ptr(),
+                                                        CublasLtLibrary::kWorkspaceBytes, stream, refused) == 0)
       return true;
   }
   return lib_.rowMajorSgemm(h, args, error) == 0;
 }
 
-bool CublasRuntime::hasHandle(unsigned long long context, CUstream stream) {
+bool CublasRuntime::hasHandle(unsigned long long context, CUstream stream, bool lt) {
   std::lock_guard lock(mutex_);
   auto it = handles_.find({context, stream});
-  return it != handles_.end() && it->second;
+  if (it == handles_.end() || !it->second) return false;
+  return !lt || ltHandles_.count({context, stream}) > 0;
 }
 
 }  // namespace gemmtune::library

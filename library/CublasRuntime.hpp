@@ -13,6 +13,8 @@
 #include <cuda.h>
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -38,8 +40,11 @@ class CublasRuntime {
   // for these operands, or `capturing` (a graph would keep the stream's workspace).
   bool sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args, std::string_view instance,
              bool capturing, std::string& error);
-  // Whether (context, stream) has its handle already (a first call makes one, which allocates).
-  bool hasHandle(unsigned long long context, CUstream stream);
+  // Whether (context, stream) has its handle already (a first call makes one, which allocates),
+  // and, with `lt`, cuBLASLt's handle and workspace (or knows cuBLASLt cannot be loaded).
+  bool hasHandle(unsigned long long context, CUstream stream, bool lt = false);
+  // The cuBLASLt configuration `instance` names for `layout` ("cublas_<layout>_<algo>"), or none.
+  static std::optional<CublasLtAlgo> ltAlgoOf(std::string_view instance, const Layout& layout);
 
  private:
   explicit CublasRuntime(const CublasLibrary& lib) : lib_(lib) {}
@@ -52,6 +57,7 @@ class CublasRuntime {
     DeviceBuffer workspace;
   };
   LtHandle* ltHandleFor(unsigned long long context, CUstream stream);
+
 
   const CublasLibrary& lib_;
   std::mutex mutex_;

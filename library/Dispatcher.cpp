@@ -219,21 +219,24 @@ Status Dispatcher::runCublas(CUstream stream, unsigned long long context, const 
     error = why;
     return Status::launch_failed;
   }
-  std::optional<RelaxedCaptureMode> relaxed;  // making a handle allocates: never inside a capture of this stream
-  if (!blas->hasHandle(context, stream)) {
-    if (capturing(stream)) {
+  if (call.batch > INT_MAX) {
+    error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
+    return Status::launch_failed;
+  }
+  // Making a handle, or cuBLASLt's workspace, allocates: never inside a capture of this stream,
+  // and only in relaxed mode while another thread may be capturing. A capture of this stream
+  // runs cuBLAS's own call (CublasRuntime::sgemm), which needs no cuBLASLt handle.
+  std::optional<RelaxedCaptureMode> relaxed;
+  const bool captured = capturing(stream);
+  const SgemmArgs args = argsOf(call, 0, call.batch);
+  if (!blas->hasHandle(context, stream, !captured && CublasRuntime::ltAlgoOf(instance, args.layout))) {
+    if (captured) {
       error = kPrepareInCapture;
       return Status::declined;
     }
     relaxed.emplace(*driver_);
   }
-  if (call.batch > INT_MAX) {
-    error = fmt::format("cuBLAS takes at most {} batches, the call has {}", INT_MAX, call.batch);
-    return Status::launch_failed;
-  }
-  return blas->sgemm(context, stream, argsOf(call, 0, call.batch), instance, capturing(stream), error)
-             ? Status::ok
-             : Status::launch_failed;
+  return blas->sgemm(context, stream, args, instance, captured, error) ? Status::ok : Status::launch_failed;
 }
 
 const Dispatcher::Launch& Dispatcher::prepared(const ShapeKey& key) {

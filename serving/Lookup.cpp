@@ -152,7 +152,8 @@ bool Lookup::cublasUsable(const StoredResult& row, const GpuSpec& gpu, const Pro
   // layout or batch is another cuBLAS kernel.
   if (!policy_.cublas || !exact || row.key.problem != asked) return false;
   if (!isCublasRow(row)) {
-    skip(row, fmt::format("a cuBLAS row must be named {}", cublasInstance(row.key.problem.layout)));
+    skip(row, fmt::format("a cuBLAS row must be named {} or {}_<cuBLASLt configuration>",
+                          cublasInstance(row.key.problem.layout), cublasInstance(row.key.problem.layout)));
     return false;
   }
   StoredKeyParts parts{row.key.driverVersion, row.key.nvrtcVersion, row.key.compileOptions, row.key.sourceHash,

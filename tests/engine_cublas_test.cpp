@@ -24,12 +24,12 @@ namespace {
 
 class EngineCublas : public ::testing::Test {
  protected:
-  GpuOutcome tune(bool cublasRows) {
+  GpuOutcome tune(bool cublasRows, const char* family = "smem") {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
     auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
     options.sizes = {{256, 256, 256}, {512, 512, 512}};
-    options.families = {&FamilyRegistry::builtin().get("smem")};
+    options.families = {&FamilyRegistry::builtin().get(family)};
     options.cublasRows = cublasRows;
     options.strategy = "exhaustive";
     options.carry = 0;
@@ -175,4 +175,39 @@ TEST_F(EngineCublas, AFasterCublasLtConfigurationIsARowOfItsOwnThatAWarmRunKeeps
   tune(true);
   EXPECT_EQ(count("cublaslt "), 2) << "a warm run searched again";
   EXPECT_EQ(ltRows().size(), 2u);
+}
+
+// A stored configuration is kept only for the cuBLAS that measured it: with another cuBLAS (its
+// rows keyed anew) the search runs again. Kept, it is re-timed with a later run's finalists, and
+// its row takes that figure.
+TEST_F(EngineCublas, AStoredCublasLtRowStandsForItsCublasAndTakesALaterRunsRoundsFigure) {
+  std::ofstream(dir_.path() / "cublaslt-pick") << "1\n";
+  std::ofstream(dir_.path() / "noise") << "0.2\n";
+  tune(true);
+  auto ltRow = [&](long long m) {
+    for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+      if (r.family == "cublas" && r.instance() != db::cublasInstance(r.key.problem.layout) && r.key.problem.m == m &&
+          r.key.sourceHash == "cublas 0")
+        return r;
+    ADD_FAILURE() << "no cuBLASLt row at " << m;
+    return db::StoredResult{};
+  };
+  const db::StoredResult before = ltRow(256);
+  // Another family's candidates are timed anew at each size: the finalists, cuBLAS and the
+  // stored configuration are re-timed in rounds.
+  tune(true, "blocktile2d");
+  const db::StoredResult after = ltRow(256);
+  ASSERT_TRUE(before.medianMs && after.medianMs);
+  EXPECT_NE(*after.medianMs, *before.medianMs) << "the stored configuration kept its first figure";
+  std::ifstream log(dir_.path() / "log");
+  int searches = 0;
+  for (std::string line; std::getline(log, line);) searches += line.rfind("cublaslt ", 0) == 0;
+  EXPECT_EQ(searches, 2) << "a stored configuration was searched again";
+
+  std::ofstream(dir_.path() / "cublas-version") << "130200\n";
+  tune(true);
+  std::ifstream again(dir_.path() / "log");
+  searches = 0;
+  for (std::string line; std::getline(again, line);) searches += line.rfind("cublaslt ", 0) == 0;
+  EXPECT_EQ(searches, 4) << "a configuration stored for another cuBLAS stood";
 }

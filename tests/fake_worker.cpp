@@ -15,7 +15,8 @@
 // up to ±F (deterministic per instance, size and call). A wrong cuBLAS: with STATE_DIR/cublas-wrong
 // present, a table worker answers every verified "cublas" request wrong_result (still timed).
 // cuBLASLt: with STATE_DIR/cublaslt-pick present, a table worker answers "cublaslt" with one
-// configuration, 0.8 x cuBLAS's time; without it (and in every other mode), with none.
+// configuration, 0.8 x cuBLAS's time; without it (and in every other mode), with none. Another
+// cuBLAS: STATE_DIR/cublas-version holds the version the worker reports.
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
@@ -245,6 +246,7 @@ int main(int argc, char** argv) {
   info.name = "Fake GPU";
   info.arch = "sm_90";
   info.maxClockMHz = 1980;
+  std::ifstream(stateDir + "/cublas-version") >> info.cublasVersion;  // another cuBLAS: another row key
   reply(wire::helloReply(info));
 
   for (nlohmann::json req; receive(req);) {

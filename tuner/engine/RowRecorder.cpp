@@ -112,13 +112,16 @@ const db::StoredResult* RowRecorder::storedRow(const db::CacheKey& key) const {
   return it != stored_.end() ? &it->second : nullptr;
 }
 
-const db::StoredResult* RowRecorder::storedCublasLtRow(const GemmShape& shape) const {
-  const db::ProblemKey problem = db::problemKeyOf(shape);
-  const std::string baseline = db::cublasInstance(shape.layout.text());
-  for (const auto& [hash, row] : stored_)
-    if (row.key.problem == problem && row.status == kStatusOk && db::isCublasRow(row) && row.instance() != baseline)
-      return &row;
-  return nullptr;
+const db::StoredResult* RowRecorder::storedCublasLtRow(const db::CacheKey& like) const {
+  const std::string baseline = db::cublasInstance(like.problem.layout);
+  const db::StoredResult* best = nullptr;
+  for (const auto& [hash, row] : stored_) {
+    if (row.status != kStatusOk || !row.medianMs || !db::isCublasRow(row) || row.instance() == baseline) continue;
+    db::CacheKey k = row.key;
+    k.instance = like.instance;
+    if (k.hash() == like.hash() && (!best || *row.medianMs < *best->medianMs)) best = &row;
+  }
+  return best;
 }
 
 const std::string* RowRecorder::storedRankPruning(const Candidate& c, const std::string& srcHash,

@@ -42,8 +42,9 @@ class RowRecorder {
   // The final row an earlier run left for this candidate at this size, or null.
   const db::StoredResult* storedRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const;
   const db::StoredResult* storedRow(const db::CacheKey& key) const;
-  // The cuBLASLt configuration's row an earlier run left at `shape`, ok, or null.
-  const db::StoredResult* storedCublasLtRow(const GemmShape& shape) const;
+  // The fastest ok cuBLASLt configuration's row an earlier run left whose key is `like` in all but
+  // the instance (this GPU, driver, build, cuBLAS and problem), or null.
+  const db::StoredResult* storedCublasLtRow(const db::CacheKey& like) const;
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
     return storedRow(c, srcHash, shape) != nullptr;
   }

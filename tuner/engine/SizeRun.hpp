@@ -43,7 +43,10 @@ struct SizeRun {
   std::vector<Timed> timed;
   ProgressState progress;
   std::map<const Lane*, CandidateResult> baselines;  // cuBLAS when the size was first prepared
-  std::optional<CublasLtPick> cublasLt;              // searched on the first GPU, faster than cuBLAS
+  // cuBLASLt's configuration: searched on `cublasLtLane` this run, or an earlier run's row.
+  std::optional<CublasLtPick> cublasLt;
+  const Lane* cublasLtLane = nullptr;
+  std::optional<db::StoredResult> storedCublasLt;
   bool prepared = false;                             // set on the workers, its cuBLAS baseline timed
   double gpuSec = 0;                                 // against --budget
   // A basis shape's turn (BasisRun): once this time is past, the rest of the turn is

@@ -100,21 +100,26 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
   } else {
     spdlog::warn("cuBLAS baseline at {} failed: {} {}", shape.str(), cub.status, cub.detail);
   }
-  if (context_.options.cublasRows && run.out.cublasMs) searchCublasLt(run);
+  // Not at a basis shape (retimedPerFamily set): its share of the run goes to the families, whose
+  // figures there predict other shapes; a cuBLASLt row serves its exact problem only.
+  if (context_.options.cublasRows && run.out.cublasMs && run.retimedPerFamily == 0) searchCublasLt(run);
 }
 
 void SizeRuns::searchCublasLt(SizeRun& run) {
   const GemmShape& shape = run.out.shape;
-  if (const db::StoredResult* stored = rows_.storedCublasLtRow(shape)) {
+  const Lane* first = &lanes_.first();
+  const CandidateResult none;
+  const db::CacheKey like = rows_.cublasRow(shape, none, 0, first->worker->info().cublasVersion, "any").key;
+  if (const db::StoredResult* stored = rows_.storedCublasLtRow(like)) {
     const std::string prefix = db::cublasInstance(shape.layout.text()) + "_";
     run.out.cublasLtAlgo = stored->instance().substr(prefix.size());
+    run.storedCublasLt = *stored;
     return;
   }
   TimingPolicy policy = context_.options.timing;
   policy.bestSoFarMs = 0;
   const double deadlineSec =
       CublasLtPick::kScreenMs / 1000 * 4 + (CublasLtPick::kFinalists + 1) * deadlineSecFor(shape, policy);
-  const Lane* first = &lanes_.first();
   lanes_.onLanes([&](Lane& lane) {
     if (&lane != first) return;
     auto t0 = EngineClock::now();
@@ -123,10 +128,12 @@ void SizeRuns::searchCublasLt(SizeRun& run) {
     context_.gpuBusySec += secondsSince(t0);
     spdlog::debug("cuBLASLt at {}: {} listed, {} screened, {} ({} {})", shape.str(), pick.listed, pick.screened,
                   pick.algo.empty() ? "none kept" : pick.algo, pick.result.medianMs, pick.result.detail);
-    // Kept only where faster than cuBLAS's own call: the library builds its descriptors per call.
-    if (!pick.algo.empty() && pick.result.medianMs < *run.out.cublasMs) {
+    // Recorded whether or not it beat cuBLAS's own call (the lookup serves the fastest row): a
+    // later run finds it stored and searches no more.
+    if (!pick.algo.empty()) {
       run.out.cublasLtAlgo = pick.algo;
       run.cublasLt = std::move(pick);
+      run.cublasLtLane = &lane;
     }
   });
 }
@@ -181,11 +188,21 @@ void SizeRuns::addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
 }
 
 void SizeRuns::addCublasLtRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
-  if (!run.cublasLt) return;  // none searched, none faster, or an earlier run's row stands
-  const Lane& lane = lanes_.first();
-  const CublasLtPick& pick = *run.cublasLt;
-  rows[lane.runId].push_back(rows_.cublasRow(run.out.shape, pick.result, run.out.cublasLtMs.value_or(pick.result.medianMs),
-                                             lane.worker->info().cublasVersion, pick.algo));
+  if (run.cublasLt && run.cublasLtLane) {
+    const CublasLtPick& pick = *run.cublasLt;
+    rows[run.cublasLtLane->runId].push_back(rows_.cublasRow(run.out.shape, pick.result,
+                                                            run.out.cublasLtMs.value_or(pick.result.medianMs),
+                                                            run.cublasLtLane->worker->info().cublasVersion, pick.algo));
+  } else if (run.storedCublasLt && run.out.cublasLtMs) {
+    // An earlier run's configuration, re-timed with this run's finalists: its row takes the
+    // interleaved figure, as theirs do.
+    db::ResultRecord row = *run.storedCublasLt;
+    row.medianMs = *run.out.cublasLtMs;
+    row.minMs = std::min(row.minMs.value_or(*row.medianMs), *row.medianMs);
+    row.gflops.reset();
+    row.measuredAt.clear();
+    rows[lanes_.first().runId].push_back(std::move(row));
+  }
 }
 
 }  // namespace gemmtune

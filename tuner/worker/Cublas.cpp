@@ -49,9 +49,9 @@ bool Cublas::openLt(std::string& why) {
   if (ltHandle_) return true;
   const CublasLtLibrary* lt = CublasLtLibrary::get(why);
   if (!lt) return false;
+  ltWorkspace_ = DeviceBuffer(CublasLtLibrary::kWorkspaceBytes);  // first: a throw leaks no handle
   void* handle = nullptr;
   if (int s = lt->create(handle, why); s != 0) return false;
-  ltWorkspace_ = DeviceBuffer(CublasLtLibrary::kWorkspaceBytes);
   lt_ = lt;
   ltHandle_ = handle;
   return true;

@@ -128,6 +128,8 @@ void WorkerServer::ltOrDefault(const CublasLtAlgo& algo, const SgemmArgs& args) 
   } catch (const CublasError&) {
     if (CUresult h = gpu_.health(); h != CUDA_SUCCESS) throw;
     blas_.gemm(Cublas::Math::Default, args);
+  } catch (const UnavailableError&) {  // no cuBLASLt on this machine: the library runs cuBLAS's own call too
+    blas_.gemm(Cublas::Math::Default, args);
   }
 }
 
