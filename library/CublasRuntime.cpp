@@ -50,7 +50,10 @@ CublasRuntime::LtHandle* CublasRuntime::ltHandleFor(unsigned long long context, 
   } catch (const std::exception&) {
     return nullptr;  // out of memory now: cuBLAS's own call this time, another try next time
   }
-  if (lt->create(made.handle, why) != 0) return nullptr;
+  if (lt->create(made.handle, why) != 0) {
+    ltHandles_[{context, stream}];  // remembered, as a missing cuBLASLt: no allocation on every call
+    return nullptr;
+  }
   LtHandle& kept = ltHandles_[{context, stream}];
   kept = std::move(made);
   return &kept;

@@ -199,6 +199,7 @@ TEST_F(EngineCublas, AStoredCublasLtRowStandsForItsCublasAndTakesALaterRunsRound
   const db::StoredResult after = ltRow(256);
   ASSERT_TRUE(before.medianMs && after.medianMs);
   EXPECT_NE(*after.medianMs, *before.medianMs) << "the stored configuration kept its first figure";
+  EXPECT_EQ(after.id, before.id) << "the re-timed figure went into another row";
   std::ifstream log(dir_.path() / "log");
   int searches = 0;
   for (std::string line; std::getline(log, line);) searches += line.rfind("cublaslt ", 0) == 0;

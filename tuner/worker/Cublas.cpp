@@ -47,11 +47,22 @@ void Cublas::gemm(Math math, const SgemmArgs& a) const {
 
 bool Cublas::openLt(std::string& why) {
   if (ltHandle_) return true;
+  if (!ltFailure_.empty()) {  // once failed, failed: no workspace made and freed on every call
+    why = ltFailure_;
+    return false;
+  }
   const CublasLtLibrary* lt = CublasLtLibrary::get(why);
-  if (!lt) return false;
+  if (!lt) {
+    ltFailure_ = why;
+    return false;
+  }
   ltWorkspace_ = DeviceBuffer(CublasLtLibrary::kWorkspaceBytes);  // first: a throw leaks no handle
   void* handle = nullptr;
-  if (int s = lt->create(handle, why); s != 0) return false;
+  if (int s = lt->create(handle, why); s != 0) {
+    ltWorkspace_ = DeviceBuffer();
+    ltFailure_ = why;
+    return false;
+  }
   lt_ = lt;
   ltHandle_ = handle;
   return true;

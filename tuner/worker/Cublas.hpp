@@ -60,6 +60,7 @@ class Cublas {
   const CublasLtLibrary* lt_ = nullptr;
   void* ltHandle_ = nullptr;
   DeviceBuffer ltWorkspace_;
+  std::string ltFailure_;  // why cuBLASLt could not be opened, once it could not
   void* handle_ = nullptr;
   int version_ = 0;
   std::string library_;
