@@ -108,6 +108,8 @@ void SizeRuns::prepare(SizeRun& run, const GemmShape& shape) {
 void SizeRuns::searchCublasLt(SizeRun& run) {
   const GemmShape& shape = run.out.shape;
   const Lane* first = &lanes_.first();
+  // The key this size's configuration row would have (this GPU, driver, build, cuBLAS), but for
+  // its instance, which names the configuration ("any" stands in for it).
   const CandidateResult none;
   const db::CacheKey like = rows_.cublasRow(shape, none, 0, first->worker->info().cublasVersion, "any").key;
   if (const db::StoredResult* stored = rows_.storedCublasLtRow(like)) {
