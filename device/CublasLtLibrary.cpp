@@ -243,6 +243,14 @@ void enumerateAlgo(const Api& api, cublasLtHandle_t h, const Descriptors& d, int
 
 }  // namespace
 
+// cuBLASLt's pointer-array batches are not mapped here (the library's cuBLAS call takes them):
+// a status with `error` saying so.
+static bool refusesPointerArrays(const SgemmArgs& args, std::string& error) {
+  if (args.batch.arrayA == 0) return false;
+  error = "cuBLASLt's configurations are listed and run for one product or strided batches, not pointer arrays";
+  return true;
+}
+
 const CublasLtLibrary* CublasLtLibrary::get(std::string& why) {
   static std::string failure;
   static const CublasLtLibrary* loaded = [] {
@@ -279,10 +287,7 @@ void CublasLtLibrary::destroy(void* handle) const {
 int CublasLtLibrary::algorithms(void* handle, const SgemmArgs& args, std::size_t workspaceBytes, std::size_t limit,
                                 std::vector<CublasLtAlgo>& out, std::string& error) const {
   out.clear();
-  if (args.batch.arrayA != 0) {
-    error = "cuBLASLt's algorithms are listed for one product or strided batches, not pointer arrays";
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (refusesPointerArrays(args, error)) return CUBLAS_STATUS_NOT_SUPPORTED;
   auto h = static_cast<cublasLtHandle_t>(handle);
   const Descriptors d(*api_, args);
   cublasStatus_t s = d.status();
@@ -304,10 +309,7 @@ int CublasLtLibrary::algorithms(void* handle, const SgemmArgs& args, std::size_t
 
 int CublasLtLibrary::rowMajorMatmul(void* handle, const SgemmArgs& args, const CublasLtAlgo& algo, CUdeviceptr workspace,
                                     std::size_t workspaceBytes, CUstream stream, std::string& error) const {
-  if (args.batch.arrayA != 0) {
-    error = "cuBLASLt's algorithms run one product or strided batches, not pointer arrays";
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (refusesPointerArrays(args, error)) return CUBLAS_STATUS_NOT_SUPPORTED;
   auto h = static_cast<cublasLtHandle_t>(handle);
   const Descriptors d(*api_, args);
   cublasStatus_t s = d.status();

@@ -160,6 +160,7 @@ TEST(BasisShapes, SkinnyTilesComeFirstAtSkinnyShapesEachProgramAtItsLikeliestSli
 }
 
 TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCount) {
+  std::ofstream(dir_.path() / "cublaslt-pick") << "1\n";  // the fake worker offers cuBLASLt configurations
   const GpuOutcome run = tune(true);
   ASSERT_FALSE(run.interrupted);
   ASSERT_TRUE(run.basis);
@@ -172,6 +173,12 @@ TEST_F(EngineBasis, EveryFamilysFinalistsAreTimedOnEveryBasisShapeAtEverySliceCo
     ASSERT_EQ(shape.families.size(), 2u) << shape.shape.str();
     for (const FamilyOutcome& f : shape.families) EXPECT_FALSE(f.bestInstance.empty()) << f.family << " at " << shape.shape.str();
   }
+  // cuBLASLt's configurations are searched at the tuned sizes only: the basis's share goes to the
+  // families (a cuBLASLt row serves its exact problem alone).
+  std::ifstream log(dir_.path() / "log");
+  std::size_t searches = 0;
+  for (std::string line; std::getline(log, line);) searches += line.rfind("cublaslt ", 0) == 0;
+  EXPECT_EQ(searches, run.sizes.size());
   // Each family's best at 512 (a finalist there) in its guarded form at a ragged shape, and
   // thin's at every slice count: one program, no new compile.
   for (const FamilyOutcome& f : run.sizes.at(1).families) {

@@ -146,7 +146,7 @@ TEST_F(EngineCublas, AStoredFailedCublasRowIsReplaced) {
 // (cuBLAS's row stays), timed in the interleaved rounds with the finalists; a warm rerun keeps it
 // and searches no more.
 TEST_F(EngineCublas, AFasterCublasLtConfigurationIsARowOfItsOwnThatAWarmRunKeeps) {
-  std::ofstream(dir_.path() / "cublaslt-pick") << "1\n";
+  std::ofstream(dir_.path() / "cublaslt-pick") << "0.8\n";
   tune(true);
   auto ltRows = [&] {
     std::map<long long, db::StoredResult> out;
@@ -181,7 +181,7 @@ TEST_F(EngineCublas, AFasterCublasLtConfigurationIsARowOfItsOwnThatAWarmRunKeeps
 // rows keyed anew) the search runs again. Kept, it is re-timed with a later run's finalists, and
 // its row takes that figure.
 TEST_F(EngineCublas, AStoredCublasLtRowStandsForItsCublasAndTakesALaterRunsRoundsFigure) {
-  std::ofstream(dir_.path() / "cublaslt-pick") << "1\n";
+  std::ofstream(dir_.path() / "cublaslt-pick") << "0.8\n";
   std::ofstream(dir_.path() / "noise") << "0.2\n";
   tune(true);
   auto ltRow = [&](long long m) {
@@ -211,4 +211,24 @@ TEST_F(EngineCublas, AStoredCublasLtRowStandsForItsCublasAndTakesALaterRunsRound
   searches = 0;
   for (std::string line; std::getline(again, line);) searches += line.rfind("cublaslt ", 0) == 0;
   EXPECT_EQ(searches, 4) << "a configuration stored for another cuBLAS stood";
+}
+
+// A configuration slower than cuBLAS's own call is recorded too (so a later run searches no more),
+// and never served: the lookup answers with the fastest row, cuBLAS's own.
+TEST_F(EngineCublas, ASlowerCublasLtConfigurationIsRecordedAndNotSearchedAgain) {
+  std::ofstream(dir_.path() / "cublaslt-pick") << "1.5\n";
+  tune(true);
+  tune(true);
+  int lt = 0;
+  for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+    if (r.family == "cublas" && r.instance() != db::cublasInstance(r.key.problem.layout)) {
+      ++lt;
+      ASSERT_TRUE(r.medianMs && cublasRows().at(r.key.problem.m).medianMs);
+      EXPECT_GT(*r.medianMs, *cublasRows().at(r.key.problem.m).medianMs) << r.key.problem.m;
+    }
+  EXPECT_EQ(lt, 2);
+  std::ifstream log(dir_.path() / "log");
+  int searches = 0;
+  for (std::string line; std::getline(log, line);) searches += line.rfind("cublaslt ", 0) == 0;
+  EXPECT_EQ(searches, 2) << "a warm run searched again";
 }

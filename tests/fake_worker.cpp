@@ -15,7 +15,7 @@
 // up to ±F (deterministic per instance, size and call). A wrong cuBLAS: with STATE_DIR/cublas-wrong
 // present, a table worker answers every verified "cublas" request wrong_result (still timed).
 // cuBLASLt: with STATE_DIR/cublaslt-pick present, a table worker answers "cublaslt" with one
-// configuration, 0.8 x cuBLAS's time; without it (and in every other mode), with none. Another
+// configuration, at the file's number (default 0.8) x cuBLAS's time; without it (and in every other mode), with none. Another
 // cuBLAS: STATE_DIR/cublas-version holds the version the worker reports.
 #include <algorithm>
 #include <signal.h>
@@ -160,7 +160,7 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
   static std::set<std::string> timedOnce;
   const std::string instance = op == "run" ? req.at("candidate").at("instance").get<std::string>()
                                             : "cublas" + (problem.layout == Layout{} ? "" : "_" + problem.layout.text());
-  // cuBLASLt's configuration (STATE_DIR/cublaslt-pick present): 0.8 x cuBLAS's own call.
+  // cuBLASLt's configuration (STATE_DIR/cublaslt-pick present): the file's number (default 0.8) x cuBLAS's own call.
   const bool lt = op == "cublaslt" || !req.value("algo", std::string()).empty();
   long long blocks = 0, threads = 0;
   if (op == "run" && req.at("candidate").value("lowered_names", nlohmann::json::array()).empty()) {
@@ -175,7 +175,10 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
   if (op == "run") std::tie(blocks, threads) = launchSize(req.at("candidate"));
   // cuBLAS runs faster than most candidates, but within the H100's peak: its rows are served, and
   // the lookup's speed bound refuses a row above 1.1 x the peak (nn: 62.7 of 66.9 TFLOP/s).
-  r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.6) * (lt ? 0.8 : 1.0);
+  double ltFactor = 0.8;  // the file's number, where it holds one
+  if (lt) std::ifstream(stateDir + "/cublaslt-pick") >> ltFactor;
+  if (!(ltFactor > 0)) ltFactor = 0.8;
+  r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.6) * (lt ? ltFactor : 1.0);
   r.reps = 10;
   r.smClockMHz = 1980;
   addNoise(r, op, instance);
