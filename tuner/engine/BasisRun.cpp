@@ -189,8 +189,9 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
     double shapeSec = left / static_cast<double>(shapes.size() - i);
     if (shapeSec < kMinShapeSec) shapeSec = left >= kMinShapeSec ? kMinShapeSec : 0;
     const bool spent = shapeSec <= 0;
-    if (spent) out.skipped.push_back(shapes[i].first.str());
-    out.shapes.push_back(runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn));
+    bool leftUntimed = false;
+    out.shapes.push_back(runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn, leftUntimed));
+    if (leftUntimed) out.skipped.push_back(shapes[i].first.str());
   }
   out.seconds = secondsSince(start);
   if (!out.skipped.empty())
@@ -200,7 +201,7 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
 }
 
 SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, double shapeSec, bool spent,
-                               const Turn& turn) {
+                               const Turn& turn, bool& leftUntimed) {
   const auto shapeStart = EngineClock::now();
   SizeRun& run = sizes_.open(shape);
   run.progress.kind = "basis";
@@ -208,9 +209,12 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
   Lists formed;
   for (const auto& [family, finalists] : lists)
     formed.emplace_back(family, basisCandidates(*family, finalists, shape, context_.gpu.smCount));
-  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs.
+  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs, and a
+  // spent budget leaves nothing of it untimed.
+  const bool needed = needsTiming(shape, formed);
+  leftUntimed = spent && needed;
   bool prepared = false;
-  if (!spent && needsTiming(shape, formed)) {
+  if (!spent && needed) {
     sizes_.use(shape);
     prepared = true;
   }
