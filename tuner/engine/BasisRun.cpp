@@ -209,8 +209,10 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
   Lists formed;
   for (const auto& [family, finalists] : lists)
     formed.emplace_back(family, basisCandidates(*family, finalists, shape, context_.gpu.smCount));
-  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs.
+  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs, and a
+  // spent budget leaves nothing of it untimed.
   const bool needed = needsTiming(shape, formed);
+  leftUntimed = spent && needed;
   bool prepared = false;
   if (!spent && needed) {
     sizes_.use(shape);
@@ -236,23 +238,18 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
     turn(*family, run, configs);
   }
   run.deadline.reset();
-  // Spent: untimed where a candidate has no stored row, or the finalists were never re-timed
-  // (an earlier run stopped before its rounds); a warm rerun's basis has neither.
-  const bool rounds = finalists_.needsRounds(run);
-  leftUntimed = spent && (needed || rounds);
-  const bool retime = !context_.stopped() && !spent && (prepared || rounds);
+  const bool retime = !context_.stopped() && !spent && (prepared || finalists_.needsRounds(run));
   if (retime) sizes_.use(shape);  // the finalists are re-timed there
   return sizes_.finish(run, retime);
 }
 
 bool BasisRun::needsTiming(const GemmShape& shape, const Lists& lists) const {
-  for (const auto& [family, configs] : lists) {
-    const std::string sourceHash = context_.compiler.sourceHash(*family);  // hashes the template: once
+  for (const auto& [family, configs] : lists)
     for (const Config& c : configs) {
       const Candidate candidate = checkBeforeCompile(c, context_.gpu, shape);
-      if (candidate.accepted() && !rows_.hasStoredRow(candidate, sourceHash, shape)) return true;
+      if (candidate.accepted() && !rows_.hasStoredRow(candidate, context_.compiler.sourceHash(*family), shape))
+        return true;
     }
-  }
   return false;
 }
 
