@@ -400,17 +400,6 @@ TEST_F(EngineBasis, ASecondRunResumesTheBasisOnNoGpu) {
   EXPECT_EQ(basisRows(), rows);
 }
 
-// A warm rerun spends the basis's share (a share of a few seconds) before its first shape, but
-// every candidate there is stored: nothing is left untimed, and the table says so.
-TEST_F(EngineBasis, AResumedBasisIsNotReportedUntimedWhenItsShareIsSpent) {
-  ASSERT_TRUE(tune(true).basis);
-  const GpuOutcome warm = tune(true, 1e-9);
-  ASSERT_TRUE(warm.basis);
-  for (const SizeOutcome& shape : warm.basis->shapes) EXPECT_GT(shape.resumed, 0) << shape.shape.str();
-  EXPECT_TRUE(warm.basis->skipped.empty());
-  EXPECT_EQ(formatTuneTable({warm}).find("not timed"), std::string::npos) << formatTuneTable({warm});
-}
-
 // The command line: the basis runs after --sizes unless --no-basis, never after --shapes, --mnk,
 // --shard or --seen (a workload, one shape, part of a sweep, recorded shapes: tuned as asked).
 TEST(TuneCliBasis, NoBasisShapesMnkShardAndSeenRunNone) {

@@ -189,9 +189,8 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
     double shapeSec = left / static_cast<double>(shapes.size() - i);
     if (shapeSec < kMinShapeSec) shapeSec = left >= kMinShapeSec ? kMinShapeSec : 0;
     const bool spent = shapeSec <= 0;
-    bool leftUntimed = false;
-    out.shapes.push_back(runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn, leftUntimed));
-    if (leftUntimed) out.skipped.push_back(shapes[i].first.str());
+    if (spent) out.skipped.push_back(shapes[i].first.str());
+    out.shapes.push_back(runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn));
   }
   out.seconds = secondsSince(start);
   if (!out.skipped.empty())
@@ -201,7 +200,7 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
 }
 
 SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, double shapeSec, bool spent,
-                               const Turn& turn, bool& leftUntimed) {
+                               const Turn& turn) {
   const auto shapeStart = EngineClock::now();
   SizeRun& run = sizes_.open(shape);
   run.progress.kind = "basis";
@@ -209,12 +208,9 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
   Lists formed;
   for (const auto& [family, finalists] : lists)
     formed.emplace_back(family, basisCandidates(*family, finalists, shape, context_.gpu.smCount));
-  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs, and a
-  // spent budget leaves nothing of it untimed.
-  const bool needed = needsTiming(shape, formed);
-  leftUntimed = spent && needed;
+  // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs.
   bool prepared = false;
-  if (!spent && needed) {
+  if (!spent && needsTiming(shape, formed)) {
     sizes_.use(shape);
     prepared = true;
   }

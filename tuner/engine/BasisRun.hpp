@@ -48,9 +48,7 @@ class BasisRun {
   // Every family's that has some.
   Lists candidatesIn(const Layout& layout, const std::vector<GemmShape>& order) const;
   // One basis shape within `shapeSeconds`; `spent`: its time is gone, its rows are recorded only.
-  // `leftUntimed`: spent, and some candidate there had no stored row (a warm rerun's has all).
-  SizeOutcome runShape(const GemmShape& shape, const Lists& lists, double shapeSeconds, bool spent, const Turn& turn,
-                       bool& leftUntimed);
+  SizeOutcome runShape(const GemmShape& shape, const Lists& lists, double shapeSeconds, bool spent, const Turn& turn);
   // Whether some candidate at `shape` has no stored final row (then the GPU is needed).
   bool needsTiming(const GemmShape& shape, const Lists& lists) const;
 
