@@ -23,6 +23,7 @@
 #include "search/SearchStrategy.hpp"
 #include "TuneReport.hpp"
 #include "TuningEngine.hpp"
+#include "WorkerProtocol.hpp"
 #include "engine/BasisRun.hpp"
 #include "scratch_dir.hpp"
 
@@ -398,6 +399,39 @@ TEST_F(EngineBasis, ASecondRunResumesTheBasisOnNoGpu) {
     EXPECT_EQ(shape.bestInstance, first.basis->shapes[i].bestInstance) << shape.shape.str();
   }
   EXPECT_EQ(basisRows(), rows);
+}
+
+// A warm rerun spends the basis's share (a share of a few seconds) before its first shape, but
+// every candidate there is stored: nothing is left untimed, and the table says so.
+TEST_F(EngineBasis, AResumedBasisIsNotReportedUntimedWhenItsShareIsSpent) {
+  ASSERT_TRUE(tune(true).basis);
+  const GpuOutcome warm = tune(true, 1e-9);
+  ASSERT_TRUE(warm.basis);
+  for (const SizeOutcome& shape : warm.basis->shapes) EXPECT_GT(shape.resumed, 0) << shape.shape.str();
+  EXPECT_TRUE(warm.basis->skipped.empty());
+  EXPECT_EQ(formatTuneTable({warm}).find("not timed"), std::string::npos) << formatTuneTable({warm});
+}
+
+// An earlier run that stopped before re-timing a shape's finalists left every candidate stored
+// but not compared in the same rounds: with the share spent, that shape is still untimed.
+TEST_F(EngineBasis, ABasisShapeWhoseFinalistsWereNeverRetimedIsReportedUntimedWhenItsShareIsSpent) {
+  ASSERT_TRUE(tune(true).basis);
+  auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
+  const std::int64_t run = store->beginRun(db::RunInfo{resolveGpu("h100"), 13000, "13.0"});
+  int cleared = 0;
+  for (db::StoredResult r : store->results({}))
+    if (isBasisShape(r.key.problem) && r.fullStatus() == std::string("ok:") + kReasonRetimed) {
+      r.setStatus("ok");  // as the first timing left it
+      r.measuredAt.clear();  // now: later than the re-timed row
+      ASSERT_TRUE(store->recordResult(run, r)) << r.instance();
+      ++cleared;
+    }
+  store->endRun(run);
+  store.reset();
+  ASSERT_GT(cleared, 0) << "the first run re-timed no basis finalist: the test says nothing";
+  const GpuOutcome warm = tune(true, 1e-9);
+  ASSERT_TRUE(warm.basis);
+  EXPECT_FALSE(warm.basis->skipped.empty());
 }
 
 // The command line: the basis runs after --sizes unless --no-basis, never after --shapes, --mnk,

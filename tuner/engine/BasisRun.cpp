@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "BasisShapes.hpp"
 #include "CandidateFilter.hpp"
@@ -189,8 +190,9 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
     double shapeSec = left / static_cast<double>(shapes.size() - i);
     if (shapeSec < kMinShapeSec) shapeSec = left >= kMinShapeSec ? kMinShapeSec : 0;
     const bool spent = shapeSec <= 0;
-    if (spent) out.skipped.push_back(shapes[i].first.str());
-    out.shapes.push_back(runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn));
+    ShapeOutcome done = runShape(shapes[i].first, shapes[i].second, shapeSec, spent, turn);
+    if (done.leftUntimed) out.skipped.push_back(shapes[i].first.str());
+    out.shapes.push_back(std::move(done.outcome));
   }
   out.seconds = secondsSince(start);
   if (!out.skipped.empty())
@@ -199,8 +201,8 @@ BasisOutcome BasisRun::run(const std::vector<GemmShape>& order, double sizesSeco
   return out;
 }
 
-SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, double shapeSec, bool spent,
-                               const Turn& turn) {
+BasisRun::ShapeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, double shapeSec, bool spent,
+                                           const Turn& turn) {
   const auto shapeStart = EngineClock::now();
   SizeRun& run = sizes_.open(shape);
   run.progress.kind = "basis";
@@ -209,8 +211,9 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
   for (const auto& [family, finalists] : lists)
     formed.emplace_back(family, basisCandidates(*family, finalists, shape, context_.gpu.smCount));
   // A shape whose every candidate is stored (a warm rerun) sets no problem on the GPUs.
+  const bool needed = needsTiming(shape, formed);
   bool prepared = false;
-  if (!spent && needsTiming(shape, formed)) {
+  if (!spent && needed) {
     sizes_.use(shape);
     prepared = true;
   }
@@ -234,18 +237,22 @@ SizeOutcome BasisRun::runShape(const GemmShape& shape, const Lists& lists, doubl
     turn(*family, run, configs);
   }
   run.deadline.reset();
-  const bool retime = !context_.stopped() && !spent && (prepared || finalists_.needsRounds(run));
+  // Spent: untimed where a candidate has no stored row, or the finalists were never re-timed
+  // (an earlier run stopped before its rounds); a warm rerun's basis has neither.
+  const bool rounds = finalists_.needsRounds(run);
+  const bool retime = !context_.stopped() && !spent && (prepared || rounds);
   if (retime) sizes_.use(shape);  // the finalists are re-timed there
-  return sizes_.finish(run, retime);
+  return {sizes_.finish(run, retime), spent && (needed || rounds)};
 }
 
 bool BasisRun::needsTiming(const GemmShape& shape, const Lists& lists) const {
-  for (const auto& [family, configs] : lists)
+  for (const auto& [family, configs] : lists) {
+    const std::string sourceHash = context_.compiler.sourceHash(*family);  // hashes the template: once
     for (const Config& c : configs) {
       const Candidate candidate = checkBeforeCompile(c, context_.gpu, shape);
-      if (candidate.accepted() && !rows_.hasStoredRow(candidate, context_.compiler.sourceHash(*family), shape))
-        return true;
+      if (candidate.accepted() && !rows_.hasStoredRow(candidate, sourceHash, shape)) return true;
     }
+  }
   return false;
 }
 

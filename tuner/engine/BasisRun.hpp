@@ -47,8 +47,14 @@ class BasisRun {
   std::vector<Config> candidatesOf(const Family& family, const Layout& layout, const std::vector<GemmShape>& order) const;
   // Every family's that has some.
   Lists candidatesIn(const Layout& layout, const std::vector<GemmShape>& order) const;
+  // One basis shape's outcome, and whether its time was spent while a candidate had no stored row
+  // or its finalists were not re-timed (then the summary names it untimed).
+  struct ShapeOutcome {
+    SizeOutcome outcome;
+    bool leftUntimed = false;
+  };
   // One basis shape within `shapeSeconds`; `spent`: its time is gone, its rows are recorded only.
-  SizeOutcome runShape(const GemmShape& shape, const Lists& lists, double shapeSeconds, bool spent, const Turn& turn);
+  ShapeOutcome runShape(const GemmShape& shape, const Lists& lists, double shapeSeconds, bool spent, const Turn& turn);
   // Whether some candidate at `shape` has no stored final row (then the GPU is needed).
   bool needsTiming(const GemmShape& shape, const Lists& lists) const;
 
