@@ -5,8 +5,10 @@
 
 #include "DynamicLibrary.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <set>
 
 namespace gemmtune {
@@ -207,6 +209,19 @@ int capInt(const Api& api, const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoC
   return api.capGet(&algo, cap, &v, sizeof v, &bytes) == CUBLAS_STATUS_SUCCESS ? v : 0;
 }
 
+// The most custom options (kernel variants of one configuration) listed per algorithm: cuBLASLt
+// may offer more, and each is one more configuration to screen.
+constexpr int kMostCustomOptions = 7;
+
+// Whether cublasLtMatmulAlgoCheck accepts configuration `c` for the problem within the workspace.
+bool accepts(const Api& api, cublasLtHandle_t h, const Descriptors& d, const CublasLtAlgo& c, std::size_t workspaceBytes) {
+  cublasLtMatmulAlgo_t algo;
+  cublasLtMatmulHeuristicResult_t checked{};
+  return buildAlgo(api, h, c, algo) &&
+         api.check(h, d.op(), d.a(), d.b(), d.c(), d.c(), &algo, &checked) == CUBLAS_STATUS_SUCCESS &&
+         checked.workspaceSize <= workspaceBytes;
+}
+
 // Every configuration of algorithm `id` that cublasLtMatmulAlgoCheck accepts for the problem
 // within the workspace: each tile and stage count, unsplit or split in 2–8 with each reduction
 // it supports, each swizzle. Measured on an H100 at 1024³ the fastest split 2–4 ways.
@@ -229,16 +244,38 @@ void enumerateAlgo(const Api& api, cublasLtHandle_t h, const Descriptors& d, int
             if (splitK > 1 && (!splits || !(reductions & reduction))) continue;
             CublasLtAlgo c;
             c.id = id, c.tile = tile, c.stages = stages, c.splitK = splitK, c.reduction = reduction, c.swizzle = swizzle;
-            if (seen.count(c.name())) continue;
-            cublasLtMatmulAlgo_t algo;
-            cublasLtMatmulHeuristicResult_t checked{};
-            if (!buildAlgo(api, h, c, algo) ||
-                api.check(h, d.op(), d.a(), d.b(), d.c(), d.c(), &algo, &checked) != CUBLAS_STATUS_SUCCESS ||
-                checked.workspaceSize > workspaceBytes)
-              continue;
+            if (seen.count(c.name()) || !accepts(api, h, d, c, workspaceBytes)) continue;
             seen.insert(c.name());
             out.push_back(c);
           }
+}
+
+// After every algorithm's default kernel: each listed configuration's variants (custom options
+// 1 to its algorithm's CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, at most kMostCustomOptions), option by
+// option, so that a limit cuts the later options of every configuration alike. Only what the
+// default accepted is tried: one check per variant.
+void addCustomOptions(const Api& api, cublasLtHandle_t h, const Descriptors& d, std::size_t workspaceBytes,
+                      std::size_t limit, std::vector<CublasLtAlgo>& out, std::set<std::string>& seen) {
+  std::map<int, int> mostOf;  // algorithm id -> its largest custom option
+  for (const CublasLtAlgo& a : out) {
+    cublasLtMatmulAlgo_t base;
+    if (mostOf.count(a.id)) continue;
+    mostOf[a.id] = api.algoInit(h, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                a.id, &base) == CUBLAS_STATUS_SUCCESS
+                       ? std::min(capInt(api, base, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX), kMostCustomOptions)
+                       : 0;
+  }
+  const std::size_t defaults = out.size();
+  for (int custom = 1; custom <= kMostCustomOptions; ++custom)
+    for (std::size_t i = 0; i < defaults; ++i) {
+      if (out.size() >= limit) return;
+      CublasLtAlgo c = out[i];
+      if (c.custom != 0 || custom > mostOf[c.id]) continue;
+      c.custom = custom;
+      if (seen.count(c.name()) || !accepts(api, h, d, c, workspaceBytes)) continue;
+      seen.insert(c.name());
+      out.push_back(c);
+    }
 }
 
 }  // namespace
@@ -304,6 +341,7 @@ int CublasLtLibrary::algorithms(void* handle, const SgemmArgs& args, std::size_t
   if (api_->algoIds(h, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
                     static_cast<int>(ids.size()), ids.data(), &count) == CUBLAS_STATUS_SUCCESS)
     for (int i = 0; i < count; ++i) enumerateAlgo(*api_, h, d, ids[static_cast<std::size_t>(i)], workspaceBytes, limit, out, seen);
+  addCustomOptions(*api_, h, d, workspaceBytes, limit, out, seen);
   return CUBLAS_STATUS_SUCCESS;
 }
 

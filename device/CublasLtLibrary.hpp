@@ -34,8 +34,9 @@ class CublasLtLibrary {
 
   // The configurations cuBLASLt runs `args`'s problem with in at most `workspaceBytes`: the
   // heuristic's list first (its first is the one cublasSgemm ran, measured on an H100), then
-  // every other configuration of every FP32 algorithm that cublasLtMatmulAlgoCheck accepts, at
-  // most `limit` in all, none twice.
+  // every other configuration of every FP32 algorithm that cublasLtMatmulAlgoCheck accepts with
+  // the algorithm's default kernel, then their variants (custom options), at most `limit` in all,
+  // none twice.
   // Pointer-array batches are refused (CUBLAS_STATUS_NOT_SUPPORTED, with `error` saying so).
   int algorithms(void* handle, const SgemmArgs& args, std::size_t workspaceBytes, std::size_t limit,
                  std::vector<CublasLtAlgo>& out, std::string& error) const;

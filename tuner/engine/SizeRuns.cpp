@@ -126,10 +126,12 @@ void SizeRuns::searchCublasLt(SizeRun& run) {
     if (&lane != first) return;
     auto t0 = EngineClock::now();
     CublasLtPick pick = lane.worker->cublasLt(policy, deadlineSec);
+    const double searchSec = secondsSince(t0);
     std::lock_guard lock(context_.mutex);
-    context_.gpuBusySec += secondsSince(t0);
-    spdlog::debug("cuBLASLt at {}: {} listed, {} screened, {} ({} {})", shape.str(), pick.listed, pick.screened,
-                  pick.algo.empty() ? "none kept" : pick.algo, pick.result.medianMs, pick.result.detail);
+    context_.gpuBusySec += searchSec;
+    spdlog::debug("cuBLASLt at {}: {} listed, {} screened in {:.2f} s, {} ({} {})", shape.str(), pick.listed,
+                  pick.screened, searchSec, pick.algo.empty() ? "none kept" : pick.algo, pick.result.medianMs,
+                  pick.result.detail);
     // Recorded whether or not it beat cuBLAS's own call (the lookup serves the fastest row): a
     // later run finds it stored and searches no more.
     if (!pick.algo.empty()) {

@@ -39,7 +39,9 @@ class WorkerServer {
   // first, cuBLAS's own choice, among them) within CublasLtPick::kScreenMs of GPU time, then the fastest
   // kFinalists verified and timed under `policy` (runCublas with the configuration).
   CublasLtPick searchCublasLt(const TimingPolicy& policy);
-  static constexpr std::size_t kLtListLimit = 400;
+  // About 280 configurations at 1024³ use each algorithm's default kernel; its variants (custom
+  // options) come after them in the list.
+  static constexpr std::size_t kLtListLimit = 1200;
   // A tiny SGEMM by a built-in kernel, checked exactly against cuBLAS: "ok" or "wrong_result".
   CandidateResult canary();
 
