@@ -89,10 +89,15 @@ std::string cublasLtInstance(std::string_view layout, std::string_view algo) {
   return fmt::format("{}_{}", cublasInstance(layout), algo);
 }
 
+std::string cublasLtAlgoOf(std::string_view instance, std::string_view layout) {
+  const std::string own = cublasInstance(layout) + "_";
+  if (!instance.starts_with(own + std::string(kCublasLtPrefix))) return {};
+  return std::string(instance.substr(own.size()));
+}
+
 bool isCublasRow(const ResultRecord& row) {
-  const std::string own = cublasInstance(row.key.problem.layout);
-  return row.family == kCublasFamily &&
-         (row.instance() == own || row.instance().starts_with(own + "_" + std::string(kCublasLtPrefix)));
+  return row.family == kCublasFamily && (row.instance() == cublasInstance(row.key.problem.layout) ||
+                                         !cublasLtAlgoOf(row.instance(), row.key.problem.layout).empty());
 }
 
 }  // namespace gemmtune::db

@@ -93,6 +93,9 @@ std::string cublasInstance(std::string_view layout);
 // ("lt55_t18_k2_..."; device/CublasLtAlgo reads it, db only stores it).
 inline constexpr std::string_view kCublasLtPrefix = "lt";
 std::string cublasLtInstance(std::string_view layout, std::string_view algo);
+// The configuration `instance` names when it is one of cuBLASLt's in `layout` (cublasLtInstance's
+// `algo`), else empty.
+std::string cublasLtAlgoOf(std::string_view instance, std::string_view layout);
 // A row named as either of the above for its own layout.
 bool isCublasRow(const ResultRecord& row);
 

@@ -60,9 +60,9 @@ CublasRuntime::LtHandle* CublasRuntime::ltHandleFor(unsigned long long context, 
 }
 
 std::optional<CublasLtAlgo> CublasRuntime::ltAlgoOf(std::string_view instance, const Layout& layout) {
-  const std::string own = db::cublasInstance(layout.text()) + "_";
-  if (!instance.starts_with(own)) return std::nullopt;
-  return CublasLtAlgo::parse(instance.substr(own.size()));
+  const std::string algo = db::cublasLtAlgoOf(instance, layout.text());
+  if (algo.empty()) return std::nullopt;
+  return CublasLtAlgo::parse(algo);
 }
 
 bool CublasRuntime::sgemm(unsigned long long context, CUstream stream, const SgemmArgs& args,

@@ -152,8 +152,9 @@ TEST(dbDatabase, ReadOnlyFileCanStillBeQueried) {
   SqliteStore store(db);
   EXPECT_EQ(store.results({}).size(), 3u);
   EXPECT_TRUE(db.readOnly());
-  if (::geteuid() != 0)  // root writes through file permissions
+  if (::geteuid() != 0) {  // root writes through file permissions
     EXPECT_EQ(exitCodeOf([&] { Database rw(path, readWrite()); }), kExitIoError);
+  }
 }
 
 TEST(dbDatabase, UnwritableLocationIsAnIoError) {

@@ -256,7 +256,9 @@ TEST(DropinClient, SeveralProcessesRecordIntoOneFile) {
   const auto problems = readShapeFile(file);
   ASSERT_EQ(problems.size(), 5u);
   for (const auto& p : problems)
-    if (p.shape == GemmShape{5, 4, 6, {}, 1}) EXPECT_NEAR(p.weight, 4 * 7 * 2.0 * 5 * 4 * 6 / 1e9, 1e-12);
+    if (p.shape == GemmShape{5, 4, 6, {}, 1}) {
+      EXPECT_NEAR(p.weight, 4 * 7 * 2.0 * 5 * 4 * 6 / 1e9, 1e-12);
+    }
 }
 
 TEST(DropinClient, ANamedCublasThatCannotLoadFailsEachEntryPointWithOneWarning) {

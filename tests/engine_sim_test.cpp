@@ -621,8 +621,9 @@ TEST_F(EngineSim, ATimingAtALowClockIsTakenAgain) {
   for (const auto& [key, r] : coldRows) {
     EXPECT_EQ(r.smClockMHz, 1980) << key;
     EXPECT_DOUBLE_EQ(*r.medianMs, *warmRows.at(key).medianMs) << key;
-    if (r.family != "cublas")
+    if (r.family != "cublas") {
       EXPECT_NE(r.errorText.find("verified: simulated notes"), std::string::npos) << key << ": " << r.errorText;
+    }
   }
 }
 
@@ -657,7 +658,9 @@ TEST_F(EngineSim, TheModelSearchKeepsStoredRowsAndNamesWhyTheRestWasNotTimed) {
   tune(db, std::nullopt, again);
   const auto after = statuses(db, 2048);
   for (const auto& [instance, status] : first)
-    if (status.rfind("ok", 0) == 0) EXPECT_EQ(after.at(instance), status) << instance;  // ok or ok:retimed
+    if (status.rfind("ok", 0) == 0) {
+      EXPECT_EQ(after.at(instance), status) << instance;  // ok or ok:retimed
+    }
 
   Search budget = model;
   budget.budgetSec = 1e-9;

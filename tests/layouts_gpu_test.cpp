@@ -163,7 +163,9 @@ TEST_F(LayoutsGpu, EveryFamilyVerifiesInEveryLayoutAndBatchForm) {
       EXPECT_EQ(result.status, "ok") << c.config.name() << at << ": " << result.detail;
       EXPECT_LE(result.maxError, 1.0) << c.config.name() << at;
       // Skipped layouts are named in the detail; only pointer arrays may be, and only unguarded.
-      if (c.config.guarded) EXPECT_EQ(result.detail, "") << c.config.name() << at;
+      if (c.config.guarded) {
+        EXPECT_EQ(result.detail, "") << c.config.name() << at;
+      }
     }
   }
   RecordProperty("verified_runs", runs);

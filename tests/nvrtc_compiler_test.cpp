@@ -75,8 +75,9 @@ TEST(NvrtcCompiler, RepresentativeSampleCompilesOrIsRejectedByANamedConstraint) 
       auto info = readCubinKernelInfo(r.cubin, r.loweredName);
       ASSERT_TRUE(info) << valid[i].name();
       EXPECT_EQ(info->registers, r.resources.registers) << valid[i].name() << " " << arch;
-      if (valid[i].family->name == "smem")
+      if (valid[i].family->name == "smem") {
         EXPECT_EQ(r.resources.staticSmemBytes, valid[i].family->staticSmemBytes(valid[i]));
+      }
     }
   }
 }

@@ -80,8 +80,9 @@ TEST_P(SnapshotTest, OneGpusRowsEqualTheSource) {
   EXPECT_EQ(res.out.find(test::PgServer::kPassword), std::string::npos) << res.out;
   EXPECT_NE(res.out.find("2 ok result(s)"), std::string::npos) << res.out;
   for (const auto& e : std::filesystem::directory_iterator(dir_.path()))  // one self-contained file
-    if (e.path().filename().string().starts_with("h100.db"))
+    if (e.path().filename().string().starts_with("h100.db")) {
       EXPECT_EQ(e.path().filename(), "h100.db") << e.path();
+    }
   {
     // Rollback-journal mode (header byte 18 is 1; 2 means WAL): opens read-only from a read-only
     // directory, where a WAL database cannot create its -shm file.

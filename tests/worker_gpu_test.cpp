@@ -255,7 +255,9 @@ TEST_F(WorkerGpu, VerificationFaultsAreCaughtTransposedAndBatched) {
       EXPECT_NE(r.detail.find(c.outsideC), std::string::npos) << "mode " << c.mode << ": " << r.detail;
     }
     EXPECT_NE(r.detail.find("(batch "), std::string::npos) << "mode " << c.mode << ": the detail names the batch: " << r.detail;
-    if (c.mode == 13) EXPECT_NE(r.detail.find("(batch 1)"), std::string::npos) << r.detail;
+    if (c.mode == 13) {
+      EXPECT_NE(r.detail.find("(batch 1)"), std::string::npos) << r.detail;
+    }
     EXPECT_EQ(client_->run(healthy, 10).status, "ok") << "healthy kernel after mode " << c.mode;
   }
   EXPECT_EQ(client_->restarts(), 0);

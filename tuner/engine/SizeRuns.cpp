@@ -113,8 +113,7 @@ void SizeRuns::searchCublasLt(SizeRun& run) {
   const CandidateResult none;
   const db::CacheKey like = rows_.cublasRow(shape, none, 0, first->worker->info().cublasVersion, "any").key;
   if (const db::StoredResult* stored = rows_.storedCublasLtRow(like)) {
-    const std::string prefix = db::cublasInstance(shape.layout.text()) + "_";
-    run.out.cublasLtAlgo = stored->instance().substr(prefix.size());
+    run.out.cublasLtAlgo = db::cublasLtAlgoOf(stored->instance(), shape.layout.text());
     run.storedCublasLt = *stored;
     return;
   }
