@@ -24,7 +24,7 @@ namespace {
 
 class EngineCublas : public ::testing::Test {
  protected:
-  GpuOutcome tune(bool cublasRows, const char* family = "smem") {
+  GpuOutcome tune(bool cublasRows, const char* family = "smem", bool fresh = false) {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
     auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
@@ -35,6 +35,7 @@ class EngineCublas : public ::testing::Test {
     options.carry = 0;
     options.simulated = TuneOptions::SimulatedGpu{{GEMMTUNE_FAKE_WORKER, "table", dir_.path().string()}, 13000};
     options.commandLine = "engine_cublas_test";
+    options.resume = !fresh;
     ProgressLine progress(false);
     std::atomic<bool> stop{false};
     TuningEngine engine(resolveGpu("h100"), compiler, *store, options, progress, stop);
@@ -231,4 +232,24 @@ TEST_F(EngineCublas, ASlowerCublasLtConfigurationIsRecordedAndNotSearchedAgain) 
   int searches = 0;
   for (std::string line; std::getline(log, line);) searches += line.rfind("cublaslt ", 0) == 0;
   EXPECT_EQ(searches, 2) << "a warm run searched again";
+}
+
+// A fresh run (tune --fresh) searches again; where it keeps another configuration, the one an
+// earlier run kept is superseded (pruned, naming its successor), not served beside it.
+TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
+  std::ofstream(dir_.path() / "cublaslt-pick") << "0.5 lt1_t2_k1_r0_w0_s0_c0_i0_g0\n";
+  tune(true);
+  std::ofstream(dir_.path() / "cublaslt-pick") << "0.9 lt7_t3_k2_r1_w0_s0_c0_i0_g0\n";
+  tune(true, "smem", true);
+  std::map<std::string, int> statuses;  // by full status and instance, over both sizes
+  for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
+    if (r.family == "cublas" && r.instance() != db::cublasInstance(r.key.problem.layout)) {
+      ++statuses[r.fullStatus() + " " + r.instance()];
+      if (r.status != "ok") {
+        EXPECT_NE(r.errorText.find("cublas_nn_lt7_t3_k2"), std::string::npos) << r.errorText;
+      }
+    }
+  EXPECT_EQ(statuses["ok cublas_nn_lt7_t3_k2_r1_w0_s0_c0_i0_g0"], 2);
+  EXPECT_EQ(statuses["pruned:superseded cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0"], 2);
+  EXPECT_EQ(statuses.size(), 2u);
 }

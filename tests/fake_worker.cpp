@@ -15,7 +15,8 @@
 // up to ±F (deterministic per instance, size and call). A wrong cuBLAS: with STATE_DIR/cublas-wrong
 // present, a table worker answers every verified "cublas" request wrong_result (still timed).
 // cuBLASLt: with STATE_DIR/cublaslt-pick present, a table worker answers "cublaslt" with one
-// configuration, at the file's number (default 0.8) x cuBLAS's time; without it (and in every other mode), with none. Another
+// configuration, at the file's number (default 0.8) x cuBLAS's time, named by the file's second word
+// (default lt1_t2_k1_r0_w0_s0_c0_i0_g0); without it (and in every other mode), with none. Another
 // cuBLAS: STATE_DIR/cublas-version holds the version the worker reports.
 #include <algorithm>
 #include <signal.h>
@@ -176,7 +177,8 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
   // cuBLAS runs faster than most candidates, but within the H100's peak: its rows are served, and
   // the lookup's speed bound refuses a row above 1.1 x the peak (nn: 62.7 of 66.9 TFLOP/s).
   double ltFactor = 0.8;  // the file's number, where it holds one
-  if (lt) std::ifstream(stateDir + "/cublaslt-pick") >> ltFactor;
+  std::string ltAlgo = "lt1_t2_k1_r0_w0_s0_c0_i0_g0";  // its second word, where it holds one
+  if (lt) std::ifstream(stateDir + "/cublaslt-pick") >> ltFactor >> ltAlgo;
   if (!(ltFactor > 0)) ltFactor = 0.8;
   r.medianMs = r.minMs = simulatedMs(instance, problem, blocks, threads) * (op == "run" ? 1.0 : 0.6) * (lt ? ltFactor : 1.0);
   r.reps = 10;
@@ -196,7 +198,7 @@ void answerFromTable(const std::string& op, const nlohmann::json& req) {
   note(op + (op == "cublas" && req.value("verify", false) ? " verified " : " ") + instance + (lt ? " lt " : " ") +
        std::to_string(problem.M));
   if (op == "cublaslt")
-    reply(wire::cublasLtReply(CublasLtPick{r, "lt1_t2_k1_r0_w0_s0_c0_i0_g0", 40, 30}));
+    reply(wire::cublasLtReply(CublasLtPick{r, ltAlgo, 40, 30}));
   else
     reply(wire::resultReply(r, false));
 }

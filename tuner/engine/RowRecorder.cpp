@@ -124,6 +124,37 @@ const db::StoredResult* RowRecorder::storedCublasLtRow(const db::CacheKey& like)
   return best;
 }
 
+std::vector<db::ResultRecord> RowRecorder::supersededCublasLtRows(const db::ResultRecord& kept) const {
+  db::ResultFilter f;
+  f.gpuId = context_.gpuId;
+  f.m = kept.key.problem.m;
+  f.n = kept.key.problem.n;
+  f.k = kept.key.problem.k;
+  f.layout = kept.key.problem.layout;
+  f.family = std::string(db::kCublasFamily);
+  f.status = kStatusOk;
+  std::vector<db::ResultRecord> out;
+  for (const db::StoredResult& stored : context_.store.results(f)) {
+    if (stored.instance() == kept.instance() || db::cublasLtAlgoOf(stored.instance(), f.layout.value()).empty())
+      continue;
+    db::CacheKey k = stored.key;
+    k.instance = kept.key.instance;
+    if (k.hash() != kept.key.hash()) continue;  // another build, driver or cuBLAS: not this search's
+    db::ResultRecord row = stored;
+    row.setStatus("pruned:superseded");
+    row.errorText = fmt::format("a later search kept {} ({:.4f} ms) for this problem", kept.instance(),
+                                kept.medianMs.value_or(0));
+    row.medianMs.reset();
+    row.minMs.reset();
+    row.spread.reset();
+    row.reps.reset();
+    row.gflops.reset();
+    row.measuredAt.clear();
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 const std::string* RowRecorder::storedRankPruning(const Candidate& c, const std::string& srcHash,
                                                   const GemmShape& shape) const {
   auto it = storedRankPruned_.find(keyFor(c.config, srcHash, shape).hash());

@@ -45,6 +45,9 @@ class RowRecorder {
   // The fastest ok cuBLASLt configuration's row an earlier run left whose key is `like` in all but
   // the instance (this GPU, driver, build, cuBLAS and problem), or null.
   const db::StoredResult* storedCublasLtRow(const db::CacheKey& like) const;
+  // The ok rows of other cuBLASLt configurations stored with `kept`'s key but for the instance (a
+  // fresh run searched again and kept `kept`), as pruned:superseded rows naming it: never served.
+  std::vector<db::ResultRecord> supersededCublasLtRows(const db::ResultRecord& kept) const;
   bool hasStoredRow(const Candidate& c, const std::string& srcHash, const GemmShape& shape) const {
     return storedRow(c, srcHash, shape) != nullptr;
   }

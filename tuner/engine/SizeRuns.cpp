@@ -193,9 +193,10 @@ void SizeRuns::addCublasRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
 void SizeRuns::addCublasLtRow(SizeRun& run, FinalistRetimer::RowsPerRun& rows) {
   if (run.cublasLt && run.cublasLtLane) {
     const CublasLtPick& pick = *run.cublasLt;
-    rows[run.cublasLtLane->runId].push_back(rows_.cublasRow(run.out.shape, pick.result,
-                                                            run.out.cublasLtMs.value_or(pick.result.medianMs),
-                                                            run.cublasLtLane->worker->info().cublasVersion, pick.algo));
+    std::vector<db::ResultRecord>& into = rows[run.cublasLtLane->runId];
+    into.push_back(rows_.cublasRow(run.out.shape, pick.result, run.out.cublasLtMs.value_or(pick.result.medianMs),
+                                   run.cublasLtLane->worker->info().cublasVersion, pick.algo));
+    for (db::ResultRecord& old : rows_.supersededCublasLtRows(into.back())) into.push_back(std::move(old));
   } else if (run.storedCublasLt && run.out.cublasLtMs) {
     // An earlier run's configuration, re-timed with this run's finalists: its row takes the
     // interleaved figure, as theirs do.
