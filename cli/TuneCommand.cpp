@@ -402,7 +402,8 @@ Action addTuneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--json", a->json, "Print the summary as JSON");
   sub->footer(fmt::format(
       "Every candidate ends with one status: ok, rejected:<limit>, compile_error, launch_error,\n"
-      "runtime_fault:<code>, timeout, worker_died, wrong_result or pruned:<rule>; only ok can be best.\n"
+      "runtime_fault:<code>, timeout, worker_died, wrong_result or pruned:<rule> (pruned:superseded: a\n"
+      "cuBLASLt configuration a --fresh search replaced); only ok can be best.\n"
       "Ctrl-C stops after the candidate in flight; everything measured is kept and the same command resumes.\n\n"
       "Examples:\n"
       "  gemmtune tune --gpu auto --sizes 1024..8192   (then the basis shapes: --no-basis skips them)\n"

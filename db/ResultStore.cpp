@@ -89,10 +89,16 @@ std::string cublasLtInstance(std::string_view layout, std::string_view algo) {
   return fmt::format("{}_{}", cublasInstance(layout), algo);
 }
 
-std::string cublasLtAlgoOf(std::string_view instance, std::string_view layout) {
-  const std::string own = cublasInstance(layout) + "_";
-  if (!instance.starts_with(own + std::string(kCublasLtPrefix))) return {};
-  return std::string(instance.substr(own.size()));
+std::string_view cublasLtAlgoOf(std::string_view instance, std::string_view layout) {
+  // "cublas_<layout>_lt…", written without a heap string: the library asks on every call.
+  const auto take = [&](std::string_view part) {
+    if (!instance.starts_with(part)) return false;
+    instance.remove_prefix(part.size());
+    return true;
+  };
+  if (take(kCublasFamily) && take("_") && take(layout) && take("_") && instance.starts_with(kCublasLtPrefix))
+    return instance;
+  return {};
 }
 
 bool isCublasRow(const ResultRecord& row) {

@@ -94,8 +94,8 @@ std::string cublasInstance(std::string_view layout);
 inline constexpr std::string_view kCublasLtPrefix = "lt";
 std::string cublasLtInstance(std::string_view layout, std::string_view algo);
 // The configuration `instance` names when it is one of cuBLASLt's in `layout` (cublasLtInstance's
-// `algo`), else empty.
-std::string cublasLtAlgoOf(std::string_view instance, std::string_view layout);
+// `algo`, a view into `instance`: the library reads it on every call), else empty.
+std::string_view cublasLtAlgoOf(std::string_view instance, std::string_view layout);
 // A row named as either of the above for its own layout.
 bool isCublasRow(const ResultRecord& row);
 

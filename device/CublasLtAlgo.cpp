@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <set>
 
 namespace gemmtune {
 
@@ -39,6 +40,19 @@ std::optional<CublasLtAlgo> CublasLtAlgo::parse(std::string_view name) {
   }
   if (at != name.size() || a.splitK < 1) return std::nullopt;
   return a;
+}
+
+std::vector<std::size_t> fastestDistinct(const std::vector<CublasLtAlgo>& algos,
+                                         const std::vector<std::size_t>& fastestFirst, std::size_t most) {
+  std::vector<std::size_t> out;
+  std::set<std::string> defaults;
+  for (const std::size_t i : fastestFirst) {
+    if (out.size() >= most) break;
+    CublasLtAlgo base = algos.at(i);
+    base.custom = 0;
+    if (defaults.insert(base.name()).second) out.push_back(i);
+  }
+  return out;
 }
 
 }  // namespace gemmtune

@@ -6,9 +6,11 @@
 // No CUDA here: the names are parsed and written on machines without a GPU.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gemmtune {
 
@@ -31,5 +33,11 @@ struct CublasLtAlgo {
 
   bool operator==(const CublasLtAlgo&) const = default;
 };
+
+// The first `most` of `fastestFirst` (indices into `algos`), one per configuration but for its
+// custom option: a variant may run its default's kernel, or nearly, and would otherwise take the
+// places of the next distinct configurations.
+std::vector<std::size_t> fastestDistinct(const std::vector<CublasLtAlgo>& algos,
+                                         const std::vector<std::size_t>& fastestFirst, std::size_t most);
 
 }  // namespace gemmtune

@@ -60,7 +60,7 @@ CublasRuntime::LtHandle* CublasRuntime::ltHandleFor(unsigned long long context, 
 }
 
 std::optional<CublasLtAlgo> CublasRuntime::ltAlgoOf(std::string_view instance, const Layout& layout) {
-  const std::string algo = db::cublasLtAlgoOf(instance, layout.text());
+  const std::string_view algo = db::cublasLtAlgoOf(instance, layout.text());
   if (algo.empty()) return std::nullopt;
   return CublasLtAlgo::parse(algo);
 }

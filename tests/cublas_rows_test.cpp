@@ -164,6 +164,11 @@ TEST_F(cublasRows, ACublasLtConfigurationsRowIsServedAtItsSizeByItsName) {
   auto otherLayout = lt;
   otherLayout.key.problem.layout = "nn";
   EXPECT_FALSE(isCublasRow(otherLayout));
+  EXPECT_EQ(cublasLtAlgoOf(lt.instance(), "nt"), "lt55_t19_k4_r2_w1_s31_c0_i0_g0");
+  EXPECT_EQ(cublasLtAlgoOf(lt.instance(), "nn"), "");
+  EXPECT_EQ(cublasLtAlgoOf("cublas_nt", "nt"), "");  // cuBLAS's own call
+  EXPECT_EQ(cublasLtAlgoOf("cublas_nt_x", "nt"), "");
+  EXPECT_EQ(cublasLtAlgoOf("smem_nt_lt55", "nt"), "");
 
   test::writeDatabase(dbPath, gpu,
                       {kernel(kBt, 1024, 1024, 1024, 30000), cublas("nt", 1024, 1024, 1024, 34000), lt,

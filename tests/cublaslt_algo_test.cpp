@@ -22,3 +22,19 @@ TEST(CublasLtAlgoName, OtherTextIsRefused) {
                           "lt55_t+1_k1_r0_w0_s0_c0_i0_g0", "lt99999999999_t1_k1_r0_w0_s0_c0_i0_g0"})
     EXPECT_FALSE(CublasLtAlgo::parse(bad)) << bad;
 }
+
+// The search's finalists: the fastest, one per configuration but for its custom option, so that a
+// variant running its default's kernel does not crowd out the next distinct configuration.
+TEST(CublasLtAlgoFinalists, OnePerConfigurationButForItsCustomOption) {
+  auto algo = [](int id, int custom, int splitK = 1) {
+    CublasLtAlgo a;
+    a.id = id, a.custom = custom, a.splitK = splitK;
+    return a;
+  };
+  const std::vector<CublasLtAlgo> algos = {algo(20, 0), algo(20, 1), algo(20, 2), algo(55, 0, 2), algo(55, 3, 2),
+                                           algo(55, 0, 4)};
+  EXPECT_EQ(fastestDistinct(algos, {2, 1, 0, 4, 3, 5}, 3), (std::vector<std::size_t>{2, 4, 5}));
+  EXPECT_EQ(fastestDistinct(algos, {0, 1, 2}, 3), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(fastestDistinct(algos, {5, 3, 0}, 2), (std::vector<std::size_t>{5, 3}));
+  EXPECT_TRUE(fastestDistinct(algos, {}, 3).empty());
+}

@@ -102,8 +102,8 @@ TEST_F(CublasLtGpu, EveryListedConfigurationComputesTheProductInEachLayout) {
     const SgemmArgs a = operands(333, 517, 1031, layout, 1, 3);
     std::vector<CublasLtAlgo> algos;
     std::string error;
-    // As many as the worker lists (WorkerServer::kLtListLimit): the custom options too.
-    ASSERT_EQ(lib_->algorithms(handle_, a, kWorkspaceBytes, 1200, algos, error), 0) << error;
+    constexpr std::size_t kAsManyAsTheWorkerLists = 1200;  // WorkerServer::kLtListLimit: custom options too
+    ASSERT_EQ(lib_->algorithms(handle_, a, kWorkspaceBytes, kAsManyAsTheWorkerLists, algos, error), 0) << error;
     ASSERT_GT(algos.size(), 4u) << name;
     const std::vector<float> want = reference(a);
     for (const CublasLtAlgo& algo : algos) {

@@ -235,21 +235,41 @@ TEST_F(EngineCublas, ASlowerCublasLtConfigurationIsRecordedAndNotSearchedAgain) 
 }
 
 // A fresh run (tune --fresh) searches again; where it keeps another configuration, the one an
-// earlier run kept is superseded (pruned, naming its successor), not served beside it.
+// earlier run kept is superseded (pruned, naming its successor), not served beside it. cuBLAS's own
+// row stays, rows another cuBLAS measured stay, and a later run keeps the new configuration.
 TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
+  std::ofstream(dir_.path() / "cublas-version") << "130200\n";
+  std::ofstream(dir_.path() / "cublaslt-pick") << "0.5 lt3_t1_k1_r0_w0_s0_c0_i0_g0\n";
+  tune(true);  // cuBLAS 130200's rows
+  fs::remove(dir_.path() / "cublas-version");
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.5 lt1_t2_k1_r0_w0_s0_c0_i0_g0\n";
   tune(true);
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.9 lt7_t3_k2_r1_w0_s0_c0_i0_g0\n";
   tune(true, "smem", true);
   std::map<std::string, int> statuses;  // by full status and instance, over both sizes
   for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
-    if (r.family == "cublas" && r.instance() != db::cublasInstance(r.key.problem.layout)) {
-      ++statuses[r.fullStatus() + " " + r.instance()];
+    if (r.family == "cublas") {
+      ++statuses[r.fullStatus() + " " + r.instance() + " " + r.key.sourceHash];
       if (r.status != "ok") {
         EXPECT_NE(r.errorText.find("cublas_nn_lt7_t3_k2"), std::string::npos) << r.errorText;
+        EXPECT_FALSE(r.medianMs) << r.instance();
       }
     }
-  EXPECT_EQ(statuses["ok cublas_nn_lt7_t3_k2_r1_w0_s0_c0_i0_g0"], 2);
-  EXPECT_EQ(statuses["pruned:superseded cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0"], 2);
-  EXPECT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses["ok cublas_nn_lt7_t3_k2_r1_w0_s0_c0_i0_g0 cublas 0"], 2);
+  EXPECT_EQ(statuses["pruned:superseded cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0 cublas 0"], 2);
+  EXPECT_EQ(statuses["ok cublas_nn_lt3_t1_k1_r0_w0_s0_c0_i0_g0 cublas 130200"], 2);
+  EXPECT_EQ(statuses["ok cublas_nn cublas 0"], 2);
+  EXPECT_EQ(statuses["ok cublas_nn cublas 130200"], 2);
+  EXPECT_EQ(statuses.size(), 5u);
+
+  auto searches = [&] {
+    std::ifstream log(dir_.path() / "log");
+    int n = 0;
+    for (std::string line; std::getline(log, line);) n += line.rfind("cublaslt ", 0) == 0;
+    return n;
+  };
+  const int before = searches();
+  tune(true);
+  EXPECT_EQ(searches(), before) << "a run after the fresh one searched again";
+  EXPECT_EQ(tune(true).sizes.at(0).cublasLtAlgo, "lt7_t3_k2_r1_w0_s0_c0_i0_g0");
 }

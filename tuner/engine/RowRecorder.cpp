@@ -149,6 +149,9 @@ std::vector<db::ResultRecord> RowRecorder::supersededCublasLtRows(const db::Resu
     row.spread.reset();
     row.reps.reset();
     row.gflops.reset();
+    row.maxError.reset();
+    row.smClockMHz.reset();
+    row.partial = false;
     row.measuredAt.clear();
     out.push_back(std::move(row));
   }

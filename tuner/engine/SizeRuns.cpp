@@ -113,7 +113,7 @@ void SizeRuns::searchCublasLt(SizeRun& run) {
   const CandidateResult none;
   const db::CacheKey like = rows_.cublasRow(shape, none, 0, first->worker->info().cublasVersion, "any").key;
   if (const db::StoredResult* stored = rows_.storedCublasLtRow(like)) {
-    run.out.cublasLtAlgo = db::cublasLtAlgoOf(stored->instance(), shape.layout.text());
+    run.out.cublasLtAlgo = std::string(db::cublasLtAlgoOf(stored->instance(), shape.layout.text()));
     run.storedCublasLt = *stored;
     return;
   }

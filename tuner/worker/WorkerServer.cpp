@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "CandidateKernel.hpp"
 #include "Timer.hpp"
@@ -199,8 +200,10 @@ CublasLtPick WorkerServer::searchCublasLt(const TimingPolicy& policy) {
   }
   pick.screened = static_cast<int>(screened.size());
   std::stable_sort(screened.begin(), screened.end());
-  for (std::size_t j = 0; j < std::min(CublasLtPick::kFinalists, screened.size()); ++j) {
-    const CublasLtAlgo& algo = algos[screened[j].second];
+  std::vector<std::size_t> fastestFirst;
+  for (const auto& [ms, i] : screened) fastestFirst.push_back(i);
+  for (const std::size_t i : fastestDistinct(algos, fastestFirst, CublasLtPick::kFinalists)) {
+    const CublasLtAlgo& algo = algos[i];
     CandidateResult r = runCublas(policy, true, &algo);
     if (r.status != kStatusOk) {
       spdlog::warn("cuBLASLt {}: {} ({})", algo.name(), r.status, r.detail);
