@@ -8,8 +8,11 @@ gemmtune_add_test(engine_checks_test SOURCES engine_checks_test.cpp engine_cli_p
                   LIBS gemmtune_tuner gemmtune_serving)
 # The engine on a simulated GPU (fake_worker's table mode): search and sharding without a GPU.
 gemmtune_add_test(engine_sim_test SOURCES engine_sim_test.cpp CliRunner.cpp engine_cli_process.cpp LIBS gemmtune_tuner gemmtune_serving)
-target_compile_definitions(engine_sim_test PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
-add_dependencies(engine_sim_test fake_worker)
+gemmtune_add_test(engine_sim_retime_test SOURCES engine_sim_retime_test.cpp CliRunner.cpp LIBS gemmtune_tuner gemmtune_serving)
+foreach(t engine_sim_test engine_sim_retime_test)
+  target_compile_definitions(${t} PRIVATE GEMMTUNE_FAKE_WORKER="$<TARGET_FILE:fake_worker>")
+  add_dependencies(${t} fake_worker)
+endforeach()
 # `tune` killed at random points and resumed, on the simulated GPU: exactly what one run finds.
 gemmtune_add_test(engine_sim_resume_test SOURCES engine_sim_resume_test.cpp engine_cli_process.cpp engine_db_checks.cpp
                   LIBS gemmtune_tuner gemmtune_serving)
