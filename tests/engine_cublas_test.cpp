@@ -253,6 +253,7 @@ TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
       if (r.status != "ok") {
         EXPECT_NE(r.errorText.find("cublas_nn_lt7_t3_k2"), std::string::npos) << r.errorText;
         EXPECT_FALSE(r.medianMs) << r.instance();
+        EXPECT_FALSE(r.smClockMHz) << r.instance();  // the worker's 1980 MHz belonged to the old timing
       }
     }
   EXPECT_EQ(statuses["ok cublas_nn_lt7_t3_k2_r1_w0_s0_c0_i0_g0 cublas 0"], 2);

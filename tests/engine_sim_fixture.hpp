@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -16,12 +17,11 @@
 #include "FamilyRegistry.hpp"
 #include "GpuDetect.hpp"
 #include "ResultStore.hpp"
+#include "Shard.hpp"
 #include "TuningEngine.hpp"
 #include "scratch_dir.hpp"
 
 namespace gemmtune::test {
-
-namespace fs = std::filesystem;
 
 struct Search {
   std::string strategy = "exhaustive";  // every candidate at every size: shards then measure exactly what one run does
@@ -40,7 +40,7 @@ class EngineSim : public ::testing::Test {
  protected:
   // Every ok row of a kernel in `store` as "instance at size" (cuBLAS's rows, one per size and
   // prepared by whichever shard tunes there first, are tests/engine_cublas_test's).
-  static std::multiset<std::string> okRows(const fs::path& dbPath) {
+  static std::multiset<std::string> okRows(const std::filesystem::path& dbPath) {
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
     std::multiset<std::string> out;
     for (const auto& r : store->results({}))
@@ -48,7 +48,7 @@ class EngineSim : public ::testing::Test {
     return out;
   }
 
-  GpuOutcome tune(const fs::path& dbPath, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
+  GpuOutcome tune(const std::filesystem::path& dbPath, std::optional<ShardSpec> shard = std::nullopt, Search search = {}) {
     return tuneInto(dbPath.string(), shard, search);
   }
 
@@ -89,7 +89,7 @@ class EngineSim : public ::testing::Test {
   }
 
   // Status of every kernel's row of `store` at size m: "instance" -> "status".
-  static std::map<std::string, std::string> statuses(const fs::path& dbPath, long long m) {
+  static std::map<std::string, std::string> statuses(const std::filesystem::path& dbPath, long long m) {
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
     std::map<std::string, std::string> out;
     for (const auto& r : store->results({}))
@@ -97,12 +97,12 @@ class EngineSim : public ::testing::Test {
     return out;
   }
 
-  static int retimedAt(const fs::path& dbPath, long long m) {
+  static int retimedAt(const std::filesystem::path& dbPath, long long m) {
     int n = 0;
     for (const auto& [instance, status] : statuses(dbPath, m)) n += status == "ok:retimed";
     return n;
   }
-  static bool hasCublasRow(const fs::path& dbPath, long long m) {
+  static bool hasCublasRow(const std::filesystem::path& dbPath, long long m) {
     auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
     for (const auto& r : store->results({}))
       if (r.key.problem.m == m && r.family == db::kCublasFamily) return true;

@@ -3,8 +3,6 @@
 // the models the search predicts with.
 #include <gtest/gtest.h>
 
-#include <signal.h>
-
 #include <fstream>
 #include <limits>
 #include <map>

@@ -45,7 +45,7 @@ TEST_F(EngineSim, ShardsTogetherMeasureExactlyWhatOneRunDoes) {
 }
 
 // Ok rows per measuring GPU (the uuid of the row's run).
-std::map<std::string, int> okRowsPerGpu(const fs::path& dbPath) {
+static std::map<std::string, int> okRowsPerGpu(const fs::path& dbPath) {
   auto store = db::openStore(dbPath.string(), {db::OpenMode::ReadOnly});
   std::map<std::int64_t, std::string> uuidOfRun;
   for (const auto& run : store->runs()) uuidOfRun[run.id] = run.gpu.uuid;

@@ -97,7 +97,8 @@ struct CandidateResult {
 // `algo` when none did (then `result` says why).
 struct CublasLtPick {
   // The search's cost (the worker's WorkerServer::searchCublasLt): each listed configuration timed
-  // twice until kScreenMs of GPU time is spent, then the fastest kFinalists verified and timed.
+  // twice until kScreenMs of GPU time is spent, then the fastest kFinalists (distinct but for the
+  // custom option) verified and timed.
   static constexpr double kScreenMs = 500;
   static constexpr std::size_t kFinalists = 3;
 

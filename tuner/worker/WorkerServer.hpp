@@ -37,7 +37,8 @@ class WorkerServer {
   CandidateResult runCublas(const TimingPolicy& policy, bool verifyFirst, const CublasLtAlgo* algo = nullptr);
   // cuBLASLt's configurations for the problem: every one listed timed briefly (the heuristic's
   // first, cuBLAS's own choice, among them) within CublasLtPick::kScreenMs of GPU time, then the fastest
-  // kFinalists verified and timed under `policy` (runCublas with the configuration).
+  // kFinalists, distinct but for the custom option (fastestDistinct), verified and timed under `policy`
+  // (runCublas with the configuration).
   CublasLtPick searchCublasLt(const TimingPolicy& policy);
   // About 280 configurations at 1024³ use each algorithm's default kernel; its variants (custom
   // options) come after them in the list.
