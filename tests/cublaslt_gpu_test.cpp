@@ -105,6 +105,14 @@ TEST_F(CublasLtGpu, EveryListedConfigurationComputesTheProductInEachLayout) {
     constexpr std::size_t kAsManyAsTheWorkerLists = 1200;  // WorkerServer::kLtListLimit: custom options too
     ASSERT_EQ(lib_->algorithms(handle_, a, kWorkspaceBytes, kAsManyAsTheWorkerLists, algos, error), 0) << error;
     ASSERT_GT(algos.size(), 4u) << name;
+    // Past the heuristic's answers (at most 32), every default configuration comes before any
+    // variant (custom option): the list limit and the screen cut variants first.
+    constexpr std::size_t kHeuristicAnswers = 32;
+    bool variantSeen = false;
+    for (std::size_t i = kHeuristicAnswers; i < algos.size(); ++i) {
+      EXPECT_FALSE(variantSeen && algos[i].custom == 0) << name << " default after a variant: " << algos[i].name();
+      variantSeen = variantSeen || algos[i].custom > 0;
+    }
     const std::vector<float> want = reference(a);
     for (const CublasLtAlgo& algo : algos) {
       int status = -1;

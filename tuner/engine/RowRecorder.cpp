@@ -112,14 +112,19 @@ const db::StoredResult* RowRecorder::storedRow(const db::CacheKey& key) const {
   return it != stored_.end() ? &it->second : nullptr;
 }
 
+// Whether `a` and `b` key the same GPU, driver, build, cuBLAS and problem: all but the instance
+// (a cuBLASLt row's instance names its configuration, which a search may change).
+static bool sameKeyButInstance(db::CacheKey a, const db::CacheKey& b) {
+  a.instance = b.instance;
+  return a.hash() == b.hash();
+}
+
 const db::StoredResult* RowRecorder::storedCublasLtRow(const db::CacheKey& like) const {
   const std::string baseline = db::cublasInstance(like.problem.layout);
   const db::StoredResult* best = nullptr;
   for (const auto& [hash, row] : stored_) {
     if (row.status != kStatusOk || !row.medianMs || !db::isCublasRow(row) || row.instance() == baseline) continue;
-    db::CacheKey k = row.key;
-    k.instance = like.instance;
-    if (k.hash() == like.hash() && (!best || *row.medianMs < *best->medianMs)) best = &row;
+    if (sameKeyButInstance(row.key, like) && (!best || *row.medianMs < *best->medianMs)) best = &row;
   }
   return best;
 }
@@ -137,9 +142,7 @@ std::vector<db::ResultRecord> RowRecorder::supersededCublasLtRows(const db::Resu
   for (const db::StoredResult& stored : context_.store.results(f)) {
     if (stored.instance() == kept.instance() || db::cublasLtAlgoOf(stored.instance(), f.layout.value()).empty())
       continue;
-    db::CacheKey k = stored.key;
-    k.instance = kept.key.instance;
-    if (k.hash() != kept.key.hash()) continue;  // another build, driver or cuBLAS: not this search's
+    if (!sameKeyButInstance(stored.key, kept.key)) continue;  // another build, driver or cuBLAS: not this search's
     db::ResultRecord row = stored;
     row.setStatus("pruned:superseded");
     row.errorText = fmt::format("a later search kept {} ({:.4f} ms) for this problem", kept.instance(),
