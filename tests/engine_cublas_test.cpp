@@ -28,7 +28,7 @@ class EngineCublas : public ::testing::Test {
     Compiler compiler(CompilerOptions{{}, dir_.path() / "cache", 0, {}});
     auto store = db::openStore(db_.string(), {db::OpenMode::ReadWrite});
     TuneOptions options;
-    options.sizes = {{256, 256, 256}, {512, 512, 512}};
+    options.sizes = sizes_;
     options.families = {&FamilyRegistry::builtin().get(family)};
     options.cublasRows = cublasRows;
     options.strategy = "exhaustive";
@@ -62,6 +62,7 @@ class EngineCublas : public ::testing::Test {
     return n;
   }
 
+  std::vector<GemmShape> sizes_ = {{256, 256, 256}, {512, 512, 512}};
   ScratchDir dir_;
   fs::path db_ = dir_.path() / "cublas.db";
 };
@@ -236,7 +237,8 @@ TEST_F(EngineCublas, ASlowerCublasLtConfigurationIsRecordedAndNotSearchedAgain) 
 
 // A fresh run (tune --fresh) searches again; where it keeps another configuration, the one an
 // earlier run kept is superseded (pruned, naming its successor), not served beside it. cuBLAS's own
-// row stays, rows another cuBLAS measured stay, and a later run keeps the new configuration.
+// row stays, rows another cuBLAS measured or of another batch stay, and a later run keeps the new
+// configuration.
 TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
   std::ofstream(dir_.path() / "cublas-version") << "130200\n";
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.5 lt3_t1_k1_r0_w0_s0_c0_i0_g0\n";
@@ -244,6 +246,10 @@ TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
   fs::remove(dir_.path() / "cublas-version");
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.5 lt1_t2_k1_r0_w0_s0_c0_i0_g0\n";
   tune(true);
+  const auto sizes = sizes_;
+  sizes_ = {{256, 256, 256, {}, 4}};  // 256³ as a batch of four: the same M, N, K and layout
+  tune(true);
+  sizes_ = sizes;
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.9 lt7_t3_k2_r1_w0_s0_c0_i0_g0\n";
   tune(true, "smem", true);
   std::map<std::string, int> statuses;  // by full status and instance, over both sizes
@@ -258,10 +264,11 @@ TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
     }
   EXPECT_EQ(statuses["ok cublas_nn_lt7_t3_k2_r1_w0_s0_c0_i0_g0 cublas 0"], 2);
   EXPECT_EQ(statuses["pruned:superseded cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0 cublas 0"], 2);
+  EXPECT_EQ(statuses["ok cublas_nn_lt1_t2_k1_r0_w0_s0_c0_i0_g0 cublas 0"], 1);  // the batch of four's
   EXPECT_EQ(statuses["ok cublas_nn_lt3_t1_k1_r0_w0_s0_c0_i0_g0 cublas 130200"], 2);
-  EXPECT_EQ(statuses["ok cublas_nn cublas 0"], 2);
+  EXPECT_EQ(statuses["ok cublas_nn cublas 0"], 3);
   EXPECT_EQ(statuses["ok cublas_nn cublas 130200"], 2);
-  EXPECT_EQ(statuses.size(), 5u);
+  EXPECT_EQ(statuses.size(), 6u);
 
   auto searches = [&] {
     std::ifstream log(dir_.path() / "log");

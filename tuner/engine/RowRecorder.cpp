@@ -130,32 +130,28 @@ const db::StoredResult* RowRecorder::storedCublasLtRow(const db::CacheKey& like)
 }
 
 std::vector<db::ResultRecord> RowRecorder::supersededCublasLtRows(const db::ResultRecord& kept) const {
+  const db::ProblemKey& problem = kept.key.problem;
   db::ResultFilter f;
   f.gpuId = context_.gpuId;
-  f.m = kept.key.problem.m;
-  f.n = kept.key.problem.n;
-  f.k = kept.key.problem.k;
-  f.layout = kept.key.problem.layout;
+  f.m = problem.m;
+  f.n = problem.n;
+  f.k = problem.k;
+  f.layout = problem.layout;
   f.family = std::string(db::kCublasFamily);
   f.status = kStatusOk;
   std::vector<db::ResultRecord> out;
   for (const db::StoredResult& stored : context_.store.results(f)) {
-    if (stored.instance() == kept.instance() || db::cublasLtAlgoOf(stored.instance(), f.layout.value()).empty())
+    if (stored.instance() == kept.instance() || db::cublasLtAlgoOf(stored.instance(), problem.layout).empty())
       continue;
-    if (!sameKeyButInstance(stored.key, kept.key)) continue;  // another build, driver or cuBLAS: not this search's
-    db::ResultRecord row = stored;
+    if (!sameKeyButInstance(stored.key, kept.key)) continue;  // another batch, build, driver or cuBLAS
+    // A new row, not the stored one edited: nothing of the old measurement may stay with it.
+    db::ResultRecord row;
+    row.key = stored.key;
+    row.family = stored.family;
+    row.params = stored.params;
     row.setStatus("pruned:superseded");
     row.errorText = fmt::format("a later search kept {} ({:.4f} ms) for this problem", kept.instance(),
                                 kept.medianMs.value_or(0));
-    row.medianMs.reset();
-    row.minMs.reset();
-    row.spread.reset();
-    row.reps.reset();
-    row.gflops.reset();
-    row.maxError.reset();
-    row.smClockMHz.reset();
-    row.partial = false;
-    row.measuredAt.clear();
     out.push_back(std::move(row));
   }
   return out;
