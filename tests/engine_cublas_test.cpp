@@ -252,10 +252,11 @@ TEST_F(EngineCublas, AFreshRunsConfigurationSupersedesTheOneStoredBefore) {
   sizes_ = sizes;
   std::ofstream(dir_.path() / "cublaslt-pick") << "0.9 lt7_t3_k2_r1_w0_s0_c0_i0_g0\n";
   tune(true, "smem", true);
-  std::map<std::string, int> statuses;  // by full status and instance, over both sizes
+  std::map<std::string, int> statuses;  // by full status, instance and cuBLAS, over all three problems
   for (auto& r : db::openStore(db_.string(), {db::OpenMode::ReadOnly})->results({}))
     if (r.family == "cublas") {
       ++statuses[r.fullStatus() + " " + r.instance() + " " + r.key.sourceHash];
+      if (r.key.problem.batch == 4) EXPECT_EQ(r.fullStatus(), "ok") << r.instance();
       if (r.status != "ok") {
         EXPECT_NE(r.errorText.find("cublas_nn_lt7_t3_k2"), std::string::npos) << r.errorText;
         EXPECT_FALSE(r.medianMs) << r.instance();
